@@ -1,0 +1,47 @@
+// The device-facing interface the autotuner drives: streams and tunable kernels.
+//
+// The autotuner knows nothing about sim or CUDA; a device provides Streams and Kernels.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "config.h"
+
+namespace safetune {
+
+// A launch or a benchmark of one config failed (bad config, injected fault, CUDA error).
+// The autotuner records it as a failed bench and skips the config.
+struct LaunchError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// An in-order queue of device work. Each calling thread uses its own stream.
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  virtual void synchronize() = 0;  // blocks the calling thread until the queue is drained
+  virtual int id() const = 0;      // stable, unique per device; used as the trace's `stream`
+};
+
+// One call's arguments, as the autotuner passes them through to the kernel and to hooks.
+struct Invocation {
+  std::string_view key;   // the tuning key, computed by the caller's key function
+  Stream& stream;         // the caller's stream: every launch of this call goes here
+  void* args = nullptr;   // the kernel's own arguments, opaque to the autotuner
+};
+
+// A kernel with a config space. Both calls are made without any autotuner lock held.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual const std::string& name() const = 0;
+  // Enqueues one launch on inv.stream. Throws LaunchError when the config cannot launch.
+  virtual void launch(const Invocation& inv, const Config& config) = 0;
+  // Benchmarks one config on inv.stream: warm-up, timed repetitions, median, in ns.
+  // Throws LaunchError when the config fails.
+  virtual double benchmark(const Invocation& inv, const Config& config) = 0;
+};
+
+}  // namespace safetune

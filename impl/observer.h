@@ -1,0 +1,34 @@
+// How the autotuner reports what it does, for traces (white-box events).
+//
+// Contract: the autotuner reports each event at a point that orders it correctly against every
+// other thread's events: tune_end is reported before the winner becomes visible to any reader,
+// wait_end after the wake-up it resumes from, invalidate after the winner is withdrawn. An
+// Observer therefore only needs to give each report the next sequence number, under its own lock.
+// record() must not call back into any autotuner and must not throw.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "../model/event.h"
+
+namespace safetune {
+
+struct ObservedEvent {
+  model::EventKind kind;
+  std::string_view kernel;
+  std::string_view key;
+  const std::string* config = nullptr;  // canonical config, when the event carries one
+  const std::string* error = nullptr;   // error message, when the event carries one
+  std::optional<double> time_ns;        // bench time
+  int stream = -1;                      // stream id, -1 when not applicable
+};
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void record(const ObservedEvent& event) noexcept = 0;
+};
+
+}  // namespace safetune

@@ -1,0 +1,90 @@
+// The trace alphabet: one Event per transition of the state-machine model.
+//
+// These types are the vocabulary shared by the reference autotuner (which reports events), the
+// trace reader/writer (JSON Lines v1, docs/trace-format.md) and the model (which judges them).
+// They carry no behaviour beyond comparison and naming.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace safetune::model {
+
+// A thread or stream name as written in a trace: an integer or a string. Thread `1` and thread
+// `"1"` are different threads, so the kind is part of the identity.
+struct Name {
+  std::string text;        // the integer's decimal digits, or the string itself
+  bool is_string = false;  // true when the trace wrote a JSON string
+
+  static Name integer(std::int64_t value) { return {std::to_string(value), false}; }
+  static Name string(std::string value) { return {std::move(value), true}; }
+  // How a report shows it: 3 or "3".
+  std::string show() const { return is_string ? "\"" + text + "\"" : text; }
+  auto operator<=>(const Name&) const = default;
+};
+using ThreadName = Name;
+
+enum class EventKind : std::uint8_t {
+  CallBegin,   // a call of the autotuned kernel starts
+  CallEnd,     // the call returns with `config`, or raises `error`
+  TuneBegin,   // this thread becomes the owner of a new attempt (white-box)
+  Bench,       // this thread benchmarked `config`: `time_ns` or `error`
+  TuneEnd,     // the attempt publishes `config`, or fails with `error` (white-box)
+  WaitBegin,   // the call blocks on another thread's attempt (white-box)
+  WaitEnd,     // ... and resumes (white-box)
+  Launch,      // the call's real launch, with `config`
+  Invalidate,  // the key goes back to not tuned
+};
+
+// The trace spelling of each kind ("call_begin", ...).
+std::string_view event_name(EventKind kind);
+std::optional<EventKind> parse_event_name(std::string_view name);
+
+struct Event {
+  std::int64_t seq = 0;  // strictly increasing through a trace: the total order of events
+  ThreadName thread;
+  EventKind kind = EventKind::CallBegin;
+  std::string kernel;
+  std::string key;
+  std::optional<std::string> config;  // canonical config string (see config.h)
+  std::optional<std::string> error;
+  std::optional<double> time_ns;
+  std::optional<std::int64_t> t_ns;  // wall-clock timestamp, for timelines only
+  std::optional<Name> stream;
+  int line = 0;  // physical line in the file it was read from (1-based); 0 if not read from a file
+};
+
+enum class WaitPolicy : std::uint8_t { Block, Fallback };
+enum class ReentryPolicy : std::uint8_t { Error, Fallback };
+
+struct Policy {
+  WaitPolicy wait = WaitPolicy::Block;
+  ReentryPolicy reentry = ReentryPolicy::Error;
+  std::optional<std::string> fallback;                    // one config for every kernel, or
+  std::map<std::string, std::string> fallback_by_kernel;  // a config per kernel
+
+  // The declared fallback config of `kernel`, if any.
+  std::optional<std::string> fallback_for(const std::string& kernel) const {
+    if (auto it = fallback_by_kernel.find(kernel); it != fallback_by_kernel.end()) return it->second;
+    return fallback;
+  }
+};
+
+struct Header {
+  bool present = false;  // false: the trace had no header line (all defaults)
+  Policy policy;
+  std::map<std::string, std::vector<std::string>> configs;  // kernel -> its config space, in order
+  bool white_box = false;
+};
+
+struct Trace {
+  Header header;
+  std::vector<Event> events;
+};
+
+}  // namespace safetune::model
