@@ -1,0 +1,383 @@
+// The reference autotuner: concurrent calls of one autotuned kernel, with each key tuned once.
+//
+// BasicAutotuner<Sync> is written against a sync policy (impl/sync.h) so that the same code runs
+// on real threads (Autotuner = BasicAutotuner<StdSync>) and under an exhaustive checker.
+//
+// ---------------------------------------------------------------------------------------------
+// Contract
+// ---------------------------------------------------------------------------------------------
+// call(inv) launches the kernel once on inv.stream and returns the config it launched:
+//   - Tuned key: launches the published winner. Takes no lock and writes nothing shared.
+//   - Cold key: the caller becomes the owner and runs one attempt: it benchmarks every config
+//     once, in list order (pre_bench_hook, then Kernel::benchmark). A LaunchError, any other
+//     exception, or a hook exception is a failed bench of that config. The fastest success wins
+//     (a tie goes to the config benchmarked first). The owner publishes the winner, wakes the
+//     waiters, then launches with it.
+//   - Key tuned by another thread: WaitPolicy::Block waits and launches that attempt's winner;
+//     WaitPolicy::Fallback launches the fallback config at once.
+//   - Key tuned by the calling thread (re-entry from a hook or from inside a benchmark): never
+//     waits. ReentryPolicy::Error throws ReentrantTuning; ReentryPolicy::Fallback launches the
+//     fallback config.
+//   - If every config fails, the owner and every thread waiting on that attempt get TuningFailed
+//     and the key is Cold again: a later call starts a new attempt.
+// No autotuner lock is held while a benchmark, a launch or a user hook runs, so hooks may call
+// any autotuner (nested tuning of another key works). Different keys never wait for each other.
+// invalidate(key) makes a Tuned key Cold; on a Cold or Tuning key it has no effect.
+// The autotuner must outlive every call on it; the returned reference lives as long.
+//
+// Per-key lifecycle (rows: state; columns: what happens; "-" marks a forbidden cell)
+//
+//   state \ event | call, owner=me    | call, owner=other | all benches done     | invalidate
+//   --------------+-------------------+-------------------+----------------------+-----------
+//   Cold          | -                 | -                 | -                    | Cold
+//                 | (no owner exists: a call makes the caller owner -> Tuning)     |
+//   Tuning        | Tuning: re-entry  | Tuning: wait or   | winner -> Tuned;     | Tuning
+//                 | error or fallback | fallback          | all failed -> Cold   | (no effect)
+//   Tuned         | -                 | -                 | -                    | Cold
+//                 | (any call launches the winner, lock-free; state stays Tuned)  |
+//
+// Observer events (impl/observer.h) are reported where they order correctly: tune_begin under
+// the key lock as the caller becomes owner; bench after each benchmark; tune_end under the key
+// lock before the winner is stored; wait_begin/wait_end under the key lock; invalidate under the
+// key lock after the winner is withdrawn; launch after Kernel::launch returns.
+#pragma once
+
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "impl/autotuner_key_entry.h"
+#include "impl/autotuner_key_index.h"
+#include "impl/bench_lock.h"
+#include "impl/config.h"
+#include "impl/kernel.h"
+#include "impl/observer.h"
+#include "impl/sync.h"
+#include "model/event.h"
+
+namespace safetune {
+
+using model::ReentryPolicy;
+using model::WaitPolicy;
+
+// A same-key re-entry under ReentryPolicy::Error: the calling thread owns this key's attempt.
+struct ReentrantTuning : std::logic_error {
+  using std::logic_error::logic_error;
+};
+// Every config of the attempt failed; the owner and every waiter of that attempt get this.
+struct TuningFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct TunerOptions {
+  WaitPolicy wait = WaitPolicy::Block;
+  ReentryPolicy reentry = ReentryPolicy::Error;
+  std::optional<Config> fallback;   // required when either policy is Fallback (ConfigError if not)
+  BenchLock* bench_lock = nullptr;  // shared by every autotuner of one device; null: none
+  // Runs before each config's benchmark, with no lock held. An exception counts as a failed
+  // bench of that config. It may call any autotuner, this one included (nesting, re-entry).
+  std::function<void(const Invocation&, const Config&)> pre_bench_hook;
+  Observer* observer = nullptr;  // null: no events reported
+};
+
+template <class Sync>
+class BasicAutotuner {
+ public:
+  // Throws ConfigError when a policy is Fallback and no fallback config is given.
+  BasicAutotuner(Kernel& kernel, ConfigSpace space, TunerOptions options);
+  BasicAutotuner(const BasicAutotuner&) = delete;
+  BasicAutotuner& operator=(const BasicAutotuner&) = delete;
+
+  // Launches on inv.stream and returns the config it launched (see the contract above).
+  // Throws ReentrantTuning, TuningFailed, or LaunchError (the final launch failed).
+  const Config& call(const Invocation& inv);
+  void invalidate(std::string_view key);
+  // The published winner of `key`, if it is Tuned. Lock-free.
+  std::optional<Config> tuned_config(std::string_view key) const;
+
+  const ConfigSpace& space() const { return space_; }
+
+ private:
+  using Entry = KeyEntry<Sync>;
+  using AttemptPtr = std::shared_ptr<Attempt<Sync>>;
+
+  // What a call on a not-yet-tuned key does, decided under the key lock.
+  struct Route {
+    enum Kind { Launch, Own, Fail, Reentrant } kind;
+    const Config* config = nullptr;  // Launch
+    AttemptPtr attempt;              // Own
+    std::string error;               // Fail
+  };
+
+  const Config& call_untuned(Entry& entry, const Invocation& inv);
+  Route route(Entry& entry, const Invocation& inv, typename Sync::Lock& lock,
+              BenchLockYield& yield) SAFETUNE_REQUIRES(entry.mutex);
+  Route begin_attempt(Entry& entry, const Invocation& inv) SAFETUNE_REQUIRES(entry.mutex);
+  Route reenter(const Entry& entry);
+  Route wait_for(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
+                 typename Sync::Lock& lock, BenchLockYield& yield) SAFETUNE_REQUIRES(entry.mutex);
+
+  int run_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt);
+  std::optional<double> bench_one(const Invocation& inv, const Config& config,
+                                  std::string& failures);
+  double measure(const Invocation& inv, const Config& config);
+  void finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
+                      const std::string& error) SAFETUNE_EXCLUDES(entry.mutex);
+
+  const Config& launch(const Invocation& inv, const Config& config);
+  std::string where(std::string_view key) const;
+  void report(model::EventKind kind, std::string_view key, int stream,
+              const std::string* config = nullptr, const std::string* error = nullptr,
+              std::optional<double> time_ns = std::nullopt) const noexcept;
+
+  Kernel& kernel_;
+  const ConfigSpace space_;
+  const TunerOptions options_;
+  KeyIndex<Sync, Entry> index_;
+};
+
+using Autotuner = BasicAutotuner<StdSync>;
+
+// =============================================================================================
+// Implementation details follow.
+// =============================================================================================
+
+template <class Sync>
+BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, TunerOptions options)
+    : kernel_(kernel), space_(std::move(space)), options_(std::move(options)) {
+  const bool needs_fallback =
+      options_.wait == WaitPolicy::Fallback || options_.reentry == ReentryPolicy::Fallback;
+  if (needs_fallback && !options_.fallback) {
+    throw ConfigError("autotuner for kernel '" + kernel_.name() +
+                      "': a Fallback wait or reentry policy needs TunerOptions::fallback");
+  }
+}
+
+template <class Sync>
+const Config& BasicAutotuner<Sync>::call(const Invocation& inv) {
+  Entry& entry = index_.find_or_insert(inv.key);
+  // acquire: pairs with the release in finish_attempt, which comes after tune_end is reported,
+  // so this call's own reports are ordered after the winner's tune_end.
+  const int winner = entry.winner.load(std::memory_order_acquire);
+  if (winner >= 0) return launch(inv, space_[static_cast<std::size_t>(winner)]);
+  return call_untuned(entry, inv);
+}
+
+template <class Sync>
+const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation& inv) {
+  // Declared before the key lock, so a waiter takes its bench-lock holds back only after the
+  // key lock is released (bench_lock.h explains the deadlock this avoids).
+  BenchLockYield yield(options_.bench_lock);
+  Route next;
+  {
+    typename Sync::Lock lock(entry.mutex);
+    next = route(entry, inv, lock, yield);
+  }
+  switch (next.kind) {
+    case Route::Launch: return launch(inv, *next.config);
+    case Route::Fail: throw TuningFailed(next.error);
+    case Route::Reentrant: throw ReentrantTuning(next.error);
+    case Route::Own: break;
+  }
+  const int winner = run_attempt(entry, inv, next.attempt);
+  return launch(inv, space_[static_cast<std::size_t>(winner)]);
+}
+
+template <class Sync>
+typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::route(Entry& entry,
+                                                                 const Invocation& inv,
+                                                                 typename Sync::Lock& lock,
+                                                                 BenchLockYield& yield) {
+  switch (entry.state.get()) {
+    case KeyState::Cold: return begin_attempt(entry, inv);
+    case KeyState::Tuned: {
+      // relaxed: the key lock orders this load after the store made under the same lock.
+      const int winner = entry.winner.load(std::memory_order_relaxed);
+      return {Route::Launch, &space_[static_cast<std::size_t>(winner)], nullptr, {}};
+    }
+    case KeyState::Tuning: break;
+  }
+  AttemptPtr attempt = entry.attempt.get();
+  if (attempt->owner == Sync::thread_id()) return reenter(entry);
+  if (options_.wait == WaitPolicy::Fallback) return {Route::Launch, &*options_.fallback, nullptr, {}};
+  return wait_for(entry, inv, attempt, lock, yield);
+}
+
+template <class Sync>
+typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::begin_attempt(Entry& entry,
+                                                                         const Invocation& inv) {
+  const std::uint64_t id = entry.attempts_begun.get() + 1;
+  entry.attempts_begun.set(id);
+  auto attempt = std::make_shared<Attempt<Sync>>(id, Sync::thread_id());
+  entry.attempt.set(attempt);
+  entry.state.set(KeyState::Tuning);
+  report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
+  return {Route::Own, nullptr, std::move(attempt), {}};
+}
+
+template <class Sync>
+typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::reenter(const Entry& entry) {
+  if (options_.reentry == ReentryPolicy::Fallback) {
+    return {Route::Launch, &*options_.fallback, nullptr, {}};
+  }
+  return {Route::Reentrant, nullptr, nullptr,
+          where(entry.key) +
+              ": re-entrant call from the thread that is tuning this key (reentry policy "
+              "'error'); use ReentryPolicy::Fallback to launch the fallback instead"};
+}
+
+template <class Sync>
+typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry,
+                                                                    const Invocation& inv,
+                                                                    const AttemptPtr& attempt,
+                                                                    typename Sync::Lock& lock,
+                                                                    BenchLockYield& yield) {
+  report(model::EventKind::WaitBegin, entry.key, inv.stream.id());
+  yield.release();  // never blocks, so it is safe under the key lock
+  while (!attempt->done.get()) entry.attempt_finished.wait(lock);
+  report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
+  const int winner = attempt->winner.get();
+  if (winner < 0) return {Route::Fail, nullptr, nullptr, attempt->error.get()};
+  return {Route::Launch, &space_[static_cast<std::size_t>(winner)], nullptr, {}};
+}
+
+template <class Sync>
+int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
+                                      const AttemptPtr& attempt) {
+  int best = -1;
+  double best_time = 0;
+  std::string failures;
+  try {
+    for (std::size_t i = 0; i < space_.size(); ++i) {
+      const std::optional<double> time = bench_one(inv, space_[i], failures);
+      if (time && (best < 0 || *time < best_time)) {  // strict: a tie keeps the earlier config
+        best = static_cast<int>(i);
+        best_time = *time;
+      }
+    }
+  } catch (...) {
+    // Only bookkeeping (e.g. out of memory) gets here; never leave the key stuck in Tuning.
+    finish_attempt(entry, inv, attempt, -1, where(entry.key) + ": tuning attempt aborted");
+    throw;
+  }
+  const std::string error =
+      best < 0 ? where(entry.key) + ": every config failed in tuning attempt " +
+                     std::to_string(attempt->id) + ": " + failures
+               : std::string();
+  finish_attempt(entry, inv, attempt, best, error);
+  if (best < 0) throw TuningFailed(error);
+  return best;
+}
+
+// Runs the hook and the benchmark of one config, reports the bench, and returns its time, or
+// nothing when it failed (appending the reason to `failures`).
+template <class Sync>
+std::optional<double> BasicAutotuner<Sync>::bench_one(const Invocation& inv, const Config& config,
+                                                      std::string& failures) {
+  std::string error;
+  try {
+    const double time = measure(inv, config);
+    report(model::EventKind::Bench, inv.key, inv.stream.id(), &config.str(), nullptr, time);
+    return time;
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown exception";
+  }
+  report(model::EventKind::Bench, inv.key, inv.stream.id(), &config.str(), &error);
+  failures += (failures.empty() ? "" : "; ") + config.str() + ": " + error;
+  return std::nullopt;
+}
+
+template <class Sync>
+double BasicAutotuner<Sync>::measure(const Invocation& inv, const Config& config) {
+  if (options_.pre_bench_hook) {
+    try {
+      options_.pre_bench_hook(inv, config);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("pre_bench_hook threw: ") + e.what());
+    }
+  }
+  double time = 0;
+  {
+    BenchLockHold hold(options_.bench_lock);  // only the measurement, never a hook
+    time = kernel_.benchmark(inv, config);
+  }
+  if (!std::isfinite(time) || time < 0) {
+    throw LaunchError("benchmark returned an invalid time " + std::to_string(time));
+  }
+  return time;
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
+                                          const AttemptPtr& attempt, int winner,
+                                          const std::string& error) {
+  typename Sync::Lock lock(entry.mutex);
+  if (winner >= 0) {
+    const auto& config = space_[static_cast<std::size_t>(winner)];
+    report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), &config.str());
+    // release: a lock-free reader that sees the winner also sees tune_end reported before it.
+    entry.winner.store(winner, std::memory_order_release);
+    entry.state.set(KeyState::Tuned);
+  } else {
+    report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), nullptr, &error);
+    attempt->error.set(error);
+    entry.state.set(KeyState::Cold);
+  }
+  attempt->winner.set(winner);
+  attempt->done.set(true);
+  entry.attempt.set(nullptr);
+  entry.attempt_finished.notify_all();
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::invalidate(std::string_view key) {
+  Entry& entry = index_.find_or_insert(key);
+  typename Sync::Lock lock(entry.mutex);
+  if (entry.state.get() == KeyState::Tuned) {
+    // relaxed: lock-free readers need no ordering with the withdrawal; a reader that still sees
+    // the old winner launched a config that was published during its call.
+    entry.winner.store(-1, std::memory_order_relaxed);
+    entry.state.set(KeyState::Cold);
+  }
+  report(model::EventKind::Invalidate, entry.key, -1);
+}
+
+template <class Sync>
+std::optional<Config> BasicAutotuner<Sync>::tuned_config(std::string_view key) const {
+  const Entry* entry = index_.find(key);
+  if (entry == nullptr) return std::nullopt;
+  // acquire: same pairing as in call().
+  const int winner = entry->winner.load(std::memory_order_acquire);
+  if (winner < 0) return std::nullopt;
+  return space_[static_cast<std::size_t>(winner)];
+}
+
+template <class Sync>
+const Config& BasicAutotuner<Sync>::launch(const Invocation& inv, const Config& config) {
+  kernel_.launch(inv, config);
+  report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
+  return config;
+}
+
+template <class Sync>
+std::string BasicAutotuner<Sync>::where(std::string_view key) const {
+  return "kernel '" + kernel_.name() + "', key '" + std::string(key) + "'";
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::report(model::EventKind kind, std::string_view key, int stream,
+                                  const std::string* config, const std::string* error,
+                                  std::optional<double> time_ns) const noexcept {
+  if (options_.observer == nullptr) return;
+  options_.observer->record(
+      ObservedEvent{kind, kernel_.name(), key, config, error, time_ns, stream});
+}
+
+}  // namespace safetune

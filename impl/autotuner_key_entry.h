@@ -1,0 +1,52 @@
+// The autotuner's per-key state: one KeyEntry per key, one Attempt per tuning attempt.
+//
+// Invariants (each Var is read and written only with the entry's mutex held):
+//   - state == Tuning   <=>  attempt != null, and attempt->done is false.
+//   - state == Tuned    <=>  winner >= 0 (winner is also readable without the lock).
+//   - state == Cold     <=>  winner == -1 and attempt == null.
+//   - An Attempt is shared with the threads waiting on it, so each waiter reads the outcome of
+//     the attempt it waited for even if a later attempt has begun since.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "impl/sync.h"
+
+namespace safetune {
+
+enum class KeyState : std::uint8_t { Cold, Tuning, Tuned };
+
+template <class Sync>
+struct Attempt {
+  Attempt(std::uint64_t attempt_id, typename Sync::ThreadId owner_thread)
+      : id(attempt_id), owner(owner_thread) {}
+
+  const std::uint64_t id;                      // 1, 2, ... per key
+  const typename Sync::ThreadId owner;         // the thread running it
+  typename Sync::template Var<bool> done{false};
+  typename Sync::template Var<int> winner{-1};  // index into the config space; -1: it failed
+  typename Sync::template Var<std::string> error;  // why it failed, when it failed
+};
+
+template <class Sync>
+struct KeyEntry {
+  KeyEntry(std::string entry_key, KeyEntry* next_in_bucket)
+      : key(std::move(entry_key)), next(next_in_bucket) {}
+
+  const std::string key;
+  KeyEntry* const next;  // the index's bucket link; fixed before the entry is published
+
+  // The published winner's index into the config space, or -1. The only per-key state read
+  // without the lock.
+  typename Sync::template Atomic<int> winner{-1};
+
+  typename Sync::Mutex mutex;
+  typename Sync::CondVar attempt_finished;  // notified when an attempt publishes or fails
+  typename Sync::template Var<KeyState> state SAFETUNE_GUARDED_BY(mutex){KeyState::Cold};
+  typename Sync::template Var<std::shared_ptr<Attempt<Sync>>> attempt SAFETUNE_GUARDED_BY(mutex);
+  typename Sync::template Var<std::uint64_t> attempts_begun SAFETUNE_GUARDED_BY(mutex){0};
+};
+
+}  // namespace safetune

@@ -1,0 +1,72 @@
+// The autotuner's index from a key to its per-key entry: lock-free to read, locked to insert.
+//
+// Contract:
+//   - find() takes no lock and writes nothing shared, so any number of threads may look up tuned
+//     keys without contending (the hot path).
+//   - find_or_insert() takes the index's own mutex only when the key is not there yet; it never
+//     blocks on any key's lock or on a tuning attempt.
+//   - An entry, once inserted, is never moved or freed until the index is destroyed, so a pointer
+//     from find() stays valid for the index's whole life.
+// Implementation: a fixed array of buckets, each a singly linked list that only ever grows at
+// its head. An entry's `next` is fixed when it is built, before it is published, so readers walk
+// immutable links. A lookup costs one hash plus the entries that share its bucket.
+//
+// Entry must have a constructor Entry(std::string key, Entry* next) and public members
+// `const std::string key` and `Entry* const next`.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/sync.h"
+
+namespace safetune {
+
+template <class Sync, class Entry>
+class KeyIndex {
+ public:
+  static constexpr std::size_t kBuckets = 256;
+
+  Entry* find(std::string_view key) const {
+    // acquire: pairs with the release in find_or_insert, so the entry's key and next are seen
+    // fully built.
+    for (Entry* entry = bucket(key).load(std::memory_order_acquire); entry != nullptr;
+         entry = entry->next) {
+      if (entry->key == key) return entry;
+    }
+    return nullptr;
+  }
+
+  Entry& find_or_insert(std::string_view key) SAFETUNE_EXCLUDES(insert_mutex_) {
+    if (Entry* found = find(key)) return *found;
+    typename Sync::Lock lock(insert_mutex_);
+    if (Entry* found = find(key)) return *found;  // another thread inserted it meanwhile
+    auto& head = bucket(key);
+    // relaxed: every store to a head happens under insert_mutex_, which we hold.
+    auto entry = std::make_unique<Entry>(std::string(key), head.load(std::memory_order_relaxed));
+    Entry* published = entry.get();
+    owned_.mut().push_back(std::move(entry));
+    // release: readers that see this pointer must also see the entry fully constructed.
+    head.store(published, std::memory_order_release);
+    return *published;
+  }
+
+ private:
+  using Head = typename Sync::template Atomic<Entry*>;
+
+  Head& bucket(std::string_view key) const {
+    return heads_[std::hash<std::string_view>{}(key) % kBuckets];
+  }
+
+  mutable std::array<Head, kBuckets> heads_{};
+  typename Sync::Mutex insert_mutex_;
+  typename Sync::template Var<std::vector<std::unique_ptr<Entry>>> owned_
+      SAFETUNE_GUARDED_BY(insert_mutex_);
+};
+
+}  // namespace safetune

@@ -1,0 +1,101 @@
+// The sync policy seam: every primitive the autotuner uses for shared state, in one place.
+//
+// BasicAutotuner<Sync> (impl/autotuner.h) never names std::mutex, std::atomic or a plain shared
+// field directly. It uses only the members of a policy, so the same code can be bound to Relacy
+// (rl::mutex, rl::condition_variable, rl::atomic<T>, rl::var<T>) for exhaustive checking, as Loom
+// does for Rust. A policy provides:
+//
+//   Mutex            lock() / unlock(); not re-entrant.
+//   Lock             RAII holder of a Mutex (scoped), for the annotations below.
+//   CondVar          wait(Lock&) (spurious wake-ups allowed), notify_all().
+//   Atomic<T>        load(order) / store(value, order), as std::atomic.
+//   Var<T>           a plain shared variable: every access is get() or set(value), or mut() for
+//                    an in-place update, so a checker policy can see each one (rl::var's `v($)`).
+//   ThreadId         thread_id(): an equality-comparable name of the calling thread.
+//
+// Invariant kept by the autotuner: a Var is only touched with its guarding Mutex held, and an
+// Atomic is the only state read without a lock.
+//
+// The SAFETUNE_* macros are clang's thread-safety annotations (-Wthread-safety, on in the tsan
+// preset); on other compilers they expand to nothing.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#if defined(__clang__)
+#define SAFETUNE_THREAD_ANNOTATION(x) __attribute__((x))
+#else
+#define SAFETUNE_THREAD_ANNOTATION(x)
+#endif
+#define SAFETUNE_CAPABILITY(name) SAFETUNE_THREAD_ANNOTATION(capability(name))
+#define SAFETUNE_SCOPED_CAPABILITY SAFETUNE_THREAD_ANNOTATION(scoped_lockable)
+#define SAFETUNE_GUARDED_BY(mu) SAFETUNE_THREAD_ANNOTATION(guarded_by(mu))
+#define SAFETUNE_REQUIRES(...) SAFETUNE_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
+#define SAFETUNE_EXCLUDES(...) SAFETUNE_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
+#define SAFETUNE_ACQUIRE(...) SAFETUNE_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
+#define SAFETUNE_RELEASE(...) SAFETUNE_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
+
+namespace safetune {
+
+// The policy for real threads: thin shells over the standard library.
+struct StdSync {
+  class Lock;
+  class CondVar;
+
+  class SAFETUNE_CAPABILITY("mutex") Mutex {
+   public:
+    void lock() SAFETUNE_ACQUIRE() { mutex_.lock(); }
+    void unlock() SAFETUNE_RELEASE() { mutex_.unlock(); }
+
+   private:
+    friend class Lock;
+    std::mutex mutex_;
+  };
+
+  class SAFETUNE_SCOPED_CAPABILITY Lock {
+   public:
+    explicit Lock(Mutex& mutex) SAFETUNE_ACQUIRE(mutex) : lock_(mutex.mutex_) {}
+    ~Lock() SAFETUNE_RELEASE() = default;
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+
+   private:
+    friend class CondVar;
+    std::unique_lock<std::mutex> lock_;
+  };
+
+  class CondVar {
+   public:
+    // Releases the lock while blocked and holds it again on return.
+    void wait(Lock& lock) { cv_.wait(lock.lock_); }
+    void notify_all() { cv_.notify_all(); }
+
+   private:
+    std::condition_variable cv_;
+  };
+
+  template <class T>
+  using Atomic = std::atomic<T>;
+
+  template <class T>
+  class Var {
+   public:
+    Var() = default;
+    explicit Var(T value) : value_(std::move(value)) {}
+    const T& get() const { return value_; }
+    void set(T value) { value_ = std::move(value); }
+    T& mut() { return value_; }
+
+   private:
+    T value_{};
+  };
+
+  using ThreadId = std::thread::id;
+  static ThreadId thread_id() { return std::this_thread::get_id(); }
+};
+
+}  // namespace safetune

@@ -1,0 +1,33 @@
+#include "event.h"
+
+#include <array>
+#include <utility>
+
+namespace safetune::model {
+
+namespace {
+
+// Indexed by the kind's value; the order must follow enum EventKind.
+constexpr std::array<std::pair<EventKind, std::string_view>, 9> kNames{{
+    {EventKind::CallBegin, "call_begin"},
+    {EventKind::CallEnd, "call_end"},
+    {EventKind::TuneBegin, "tune_begin"},
+    {EventKind::Bench, "bench"},
+    {EventKind::TuneEnd, "tune_end"},
+    {EventKind::WaitBegin, "wait_begin"},
+    {EventKind::WaitEnd, "wait_end"},
+    {EventKind::Launch, "launch"},
+    {EventKind::Invalidate, "invalidate"},
+}};
+
+}  // namespace
+
+std::string_view event_name(EventKind kind) { return kNames.at(static_cast<std::size_t>(kind)).second; }
+
+std::optional<EventKind> parse_event_name(std::string_view name) {
+  for (const auto& [kind, text] : kNames)
+    if (text == name) return kind;
+  return std::nullopt;
+}
+
+}  // namespace safetune::model

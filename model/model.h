@@ -1,0 +1,141 @@
+// The state-machine model of the reference autotuner: one pure step function over the trace
+// alphabet (event.h), judged by rules R1-R10 (docs/rules.md).
+//
+// Contract (the model is the oracle for the trace checker, the property tests, Relacy and Spin):
+//
+//  * step() is a pure function. It owns the State it is given (taken by value, so callers move it
+//    in and out: a checker over a million events never copies the state), reads nothing else, and
+//    returns the next state plus every violation the event makes.
+//  * step() never fails: after a violation it still returns a sensible next state, so that checking
+//    goes on. The recovery choices are documented where they are made (e.g. when R2 is broken and
+//    several winners are published, the most recent one is the published winner; an event that
+//    breaks R1 is otherwise ignored).
+//  * finish() judges what can only be judged at the end of the trace: R7 hangs, and black-box
+//    launches whose judgement was deferred to an attempt that never ended.
+//  * Precondition: events come from a trace that the reader accepted (seq strictly increasing,
+//    fields present as the schema demands). The model reports rule violations, not input errors.
+//  * A violation is never reported unless the trace really breaks that rule. Where the trace does
+//    not carry enough to decide (e.g. no config list in the header), the model does not report.
+//
+// Per (kernel, key) lifecycle, as the brief draws it:
+//
+//   phase    | attempt begins          | attempt succeeds    | attempt fails | invalidate
+//   ---------+-------------------------+---------------------+---------------+-----------------
+//   Cold     | -> Tuning               | -                   | -             | no change
+//   Tuning   | R2 (second in flight)   | -> Tuned{winner}    | -> Cold       | no effect
+//   Tuned    | R3 (unless invalidated) | -                   | -             | -> Cold
+//
+// KeyState keeps the cells that break R2/R3 representable (several attempts in flight, or an
+// attempt in flight over a published winner), so phase() is derived rather than stored.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checker.h"
+#include "event.h"
+#include "violation.h"
+
+namespace safetune::model {
+
+struct KeyId {
+  std::string kernel;
+  std::string key;
+  std::string show() const { return kernel + "[" + key + "]"; }
+  auto operator<=>(const KeyId&) const = default;
+};
+
+struct BenchRecord {
+  std::int64_t seq = 0;
+  std::string config;
+  std::optional<double> time_ns;  // absent: the bench failed
+  bool operator==(const BenchRecord&) const = default;
+};
+
+// One tuning attempt in flight. White-box: from tune_begin to tune_end. Black-box: from the first
+// bench of a call to that call's launch (success) or its end without a launch (failure).
+struct Attempt {
+  std::int64_t id = 0;  // seq of its tune_begin (white-box) or of its first bench (black-box)
+  ThreadName owner;
+  std::size_t owner_depth = 0;  // index of the owning call in the owner's stack of open calls
+  std::vector<BenchRecord> benches;
+  bool operator==(const Attempt&) const = default;
+};
+
+// What a call's launch is judged against (R5, R6, R8). Grows monotonically while the call is open:
+// every config that was a valid answer at some moment since call_begin is in valid_seen.
+struct LaunchWindow {
+  std::int64_t begin_seq = 0;
+  std::set<std::string> valid_seen;
+  bool winner_seen = false;  // a winner was published at some moment of the window
+  // R8 (policy block): set when this call waited on an attempt that failed. Its launch must then
+  // be a winner published after that failure, which later_winners collects.
+  std::optional<std::int64_t> waited_on_failure_seq;
+  std::set<std::string> later_winners;
+  bool operator==(const LaunchWindow&) const = default;
+};
+
+enum class Ownership : std::uint8_t { None, InFlight, Succeeded, Failed };
+
+struct OpenCall {
+  KeyId key;
+  LaunchWindow window;
+  bool reentrant = false;    // began while its thread owned the key's attempt in flight (R9)
+  bool began_tuned = false;  // began on a tuned key and no invalidate of it since (R10)
+  Ownership owned = Ownership::None;  // the latest attempt this call owns, and how it ended
+  std::int64_t owned_attempt_id = 0;
+  std::optional<std::string> owned_winner;
+  int launches = 0;
+  std::optional<std::string> launched;  // config of the first launch
+  std::int64_t launch_seq = 0;
+  std::optional<std::int64_t> wait_open_seq;  // white-box: the open wait_begin
+  std::int64_t last_wait_end_seq = -1;
+  bool operator==(const OpenCall&) const = default;
+};
+
+// A black-box launch made while an attempt on its key was in flight: whether the attempt's winner
+// was published (at its last bench) before the launch is known only when the attempt ends.
+struct PendingLaunch {
+  ThreadName thread;
+  LaunchWindow window;
+  std::string config;
+  std::int64_t seq = 0;
+  std::vector<std::int64_t> awaiting;  // ids of the attempts still in flight
+  std::string state_before;
+  bool operator==(const PendingLaunch&) const = default;
+};
+
+struct KeyState {
+  std::vector<Attempt> in_flight;     // more than one only when R2 is broken
+  std::optional<std::string> winner;  // the published winner (the most recent one)
+  bool succeeded_since_invalidate = false;  // R3
+  std::int64_t last_success_seq = 0;
+  std::vector<PendingLaunch> pending;
+  bool operator==(const KeyState&) const = default;
+};
+
+enum class Phase : std::uint8_t { Cold, Tuning, Tuned };
+Phase phase(const KeyState& key);
+
+struct State {
+  Header header;
+  std::map<KeyId, KeyState> keys;
+  std::map<ThreadName, std::vector<OpenCall>> threads;  // each thread's open calls, outermost first
+  TraceStats stats;  // counts so far (hung_calls is filled by the checker at the end)
+};
+
+struct StepResult {
+  State next;
+  std::vector<Violation> violations;
+};
+
+State initial_state(const Header& header);
+StepResult step(State state, const Event& event);
+std::vector<Violation> finish(State state);
+
+}  // namespace safetune::model

@@ -1,0 +1,146 @@
+#include "cli.h"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "subject.h"
+
+namespace safetune::stress {
+namespace {
+
+constexpr int kUsageError = 2;
+
+// Validators return "" when the value is good, else the reason (CLI11 prefixes the flag name).
+std::string known_subject(const std::string& name) {
+  return find_subject(name) ? "" : "unknown subject '" + name + "' (see `safetune subjects`)";
+}
+
+std::string available_device(const std::string& device) {
+  if (device == "sim") return "";
+  if (device == "cuda") return "cuda: this build has no CUDA device (built without SAFETUNE_CUDA)";
+  return "unknown device '" + device + "' (expected sim or cuda)";
+}
+
+// Opens for appending, so that probing an existing file does not truncate it.
+std::string writable_path(const std::string& path) {
+  std::ofstream probe(path, std::ios::app);
+  return probe ? "" : "cannot open '" + path + "' for writing";
+}
+
+CLI::Validator validator(std::string (*check)(const std::string&), std::string description) {
+  return CLI::Validator([check](std::string& value) { return check(value); }, std::move(description));
+}
+
+void add_shape_options(CLI::App& stress, StressOptions& options) {
+  ProgramShape& shape = options.shape;
+  stress.add_option("--threads", shape.threads, "worker threads, each with its own stream (16)")
+      ->check(CLI::Range(1, 1024));
+  stress.add_option("--keys", shape.keys, "distinct tuning keys (4)")->check(CLI::Range(1, 100000));
+  stress.add_option("--configs", shape.configs, "configs in the space (16)")->check(CLI::Range(1, 100000));
+  stress.add_option("--calls", shape.calls, "calls per thread per round (200)")->check(CLI::Range(1, 10000000));
+}
+
+void add_policy_options(CLI::App& stress, StressOptions& options) {
+  stress.add_option("--wait", options.wait_name, "wait policy: block (default) or fallback")
+      ->check(CLI::IsMember({"block", "fallback"}));
+  stress.add_option("--reentry", options.reentry_name, "re-entry policy: error (default) or fallback")
+      ->check(CLI::IsMember({"error", "fallback"}));
+  stress.add_option("--mix", options.mix_name,
+                    "program mix: plain (calls only, default) or full (invalidations, re-entry, "
+                    "nested calls, throwing hooks, failing configs at modest rates)")
+      ->check(CLI::IsMember({"plain", "full"}));
+  stress.add_flag("--bench-lock", options.bench_lock,
+                  "give the subject a per-device benchmark lock (off by default on sim)");
+}
+
+void add_run_options(CLI::App& stress, StressOptions& options) {
+  stress.add_option("--subject", options.subject, "subject to stress (reference)")
+      ->check(validator(known_subject, "SUBJECT"));
+  stress.add_option("--device", "device: sim (the only one in this build) or cuda")
+      ->check(validator(available_device, "DEVICE"));
+  stress.add_option("--seconds", options.seconds,
+                    "repeat rounds (fresh autotuner, fresh program) for this long")
+      ->check(CLI::PositiveNumber);
+  stress.add_option("--round", options.round, "run only this round of the seed (replays --seconds)");
+  stress.add_option("--seed", options.seed, "program seed (default: random; always printed)");
+  stress.add_option("--watchdog-seconds", options.watchdog_seconds,
+                    "a run where no call completes for this long is a hang (5)")
+      ->check(CLI::PositiveNumber);
+}
+
+void add_output_options(CLI::App& stress, StressOptions& options) {
+  stress.add_option("--trace", options.trace_path, "write the JSON Lines trace here")
+      ->check(validator(writable_path, "FILE"));
+  stress.add_option("--chrome", options.chrome_path, "write a Chrome timeline here")
+      ->check(validator(writable_path, "FILE"));
+  stress.add_flag("--json", options.json, "print one JSON object instead of the text summary");
+  stress.add_flag("--print-program", options.print_program,
+                  "print the generated program of each round (stderr) and run it");
+}
+
+void finish_stress_options(CLI::App& stress, StressOptions& options) {
+  options.device_given = stress.count("--device") > 0;
+  options.seed_given = stress.count("--seed") > 0;
+  if (!options.seed_given) options.seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  options.mix = options.mix_name == "full" ? ProgramMix::full() : ProgramMix::plain();
+  options.wait = options.wait_name == "fallback" ? model::WaitPolicy::Fallback : model::WaitPolicy::Block;
+  options.reentry = options.reentry_name == "fallback" ? model::ReentryPolicy::Fallback
+                                                       : model::ReentryPolicy::Error;
+}
+
+void add_check_options(CLI::App& check, CheckOptions& options) {
+  check.add_option("TRACE", options.trace_path, "JSON Lines trace file")->required();
+  check.add_option("--chrome", options.chrome_path, "write a Chrome timeline here")
+      ->check(validator(writable_path, "FILE"));
+  check.add_flag("--json", options.json, "print one JSON object");
+}
+
+// CLI11 would call an unknown command a missing one; name it instead.
+bool is_unknown_command(CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  const std::string name = argv[1];
+  const auto named = app.get_subcommands([&name](CLI::App* sub) { return sub->get_name() == name; });
+  return named.empty();
+}
+
+int usage_error(CLI::App& app, const CLI::ParseError& error) {
+  if (error.get_exit_code() == 0) return app.exit(error);  // --help
+  app.exit(error);
+  if (app.get_subcommands().empty()) std::cerr << app.help();
+  return kUsageError;
+}
+
+}  // namespace
+
+std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const* argv) {
+  ParsedCommand parsed;
+  CLI::App app{"safetune: stress and check autotuners for concurrency bugs", "safetune"};
+  app.require_subcommand(1);
+  CLI::App* stress = app.add_subcommand("stress", "drive a subject with N threads and check its trace");
+  CLI::App* check = app.add_subcommand("check", "check a trace file (JSON Lines v1)");
+  CLI::App* subjects = app.add_subcommand("subjects", "list the subjects and their bugs");
+  add_shape_options(*stress, parsed.stress);
+  add_policy_options(*stress, parsed.stress);
+  add_run_options(*stress, parsed.stress);
+  add_output_options(*stress, parsed.stress);
+  add_check_options(*check, parsed.check);
+  if (is_unknown_command(app, argc, argv)) {
+    std::cerr << "safetune: unknown command '" << argv[1] << "'\n" << app.help();
+    return kUsageError;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return usage_error(app, error);
+  }
+  if (stress->parsed()) finish_stress_options(*stress, parsed.stress);
+  parsed.command = stress->parsed() ? Command::Stress
+                   : check->parsed() ? Command::Check
+                                     : Command::Subjects;
+  (void)subjects;
+  return parsed;
+}
+
+}  // namespace safetune::stress

@@ -1,0 +1,24 @@
+// Command-line parsing for `safetune` (CLI11). The flag names are a fixed contract
+// (docs: "The command line"); extra flags are documented in --help.
+#pragma once
+
+#include <variant>
+
+#include "options.h"
+
+namespace safetune::stress {
+
+enum class Command { Stress, Check, Subjects };
+
+struct ParsedCommand {
+  Command command = Command::Subjects;
+  StressOptions stress;  // meaningful for Command::Stress
+  CheckOptions check;    // meaningful for Command::Check
+};
+
+// Parses argv. On --help it prints the help and returns exit code 0; on a usage error (unknown
+// command or flag, bad value) it prints the message, naming the flag and the value, to stderr
+// and returns exit code 2. Otherwise it returns the validated command.
+std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const* argv);
+
+}  // namespace safetune::stress

@@ -1,0 +1,42 @@
+// The parsed, validated options of each command. Parsing (cli.h) guarantees the invariants
+// stated here, so the commands never re-check them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/event.h"
+#include "program.h"
+
+namespace safetune::stress {
+
+struct StressOptions {
+  std::string subject = "reference";  // a name find_subject() knows
+  bool device_given = false;          // false: the default device was chosen (and said so)
+  ProgramShape shape;                 // every count >= 1
+  std::string mix_name = "plain";     // "plain" or "full"
+  ProgramMix mix;
+  std::string wait_name = "block";    // "block" or "fallback"; `wait` is its value
+  std::string reentry_name = "error"; // "error" or "fallback"; `reentry` is its value
+  model::WaitPolicy wait = model::WaitPolicy::Block;
+  model::ReentryPolicy reentry = model::ReentryPolicy::Error;
+  bool bench_lock = false;            // share one BenchLock between the subject's benchmarks
+  std::optional<double> seconds;     // > 0: repeated rounds until this much time has passed
+  std::optional<std::uint64_t> round; // run only this round of the seed (replays a --seconds run)
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::optional<std::string> trace_path;   // writable (checked before the run)
+  std::optional<std::string> chrome_path;  // writable (checked before the run)
+  bool json = false;
+  bool print_program = false;
+  double watchdog_seconds = 5;        // > 0
+};
+
+struct CheckOptions {
+  std::string trace_path;
+  std::optional<std::string> chrome_path;
+  bool json = false;
+};
+
+}  // namespace safetune::stress

@@ -1,0 +1,111 @@
+#include "program.h"
+
+#include <random>
+#include <sstream>
+
+namespace safetune::stress {
+namespace {
+
+// splitmix64 finalizer: decorrelates (seed, round, thread) into independent generator seeds.
+std::uint64_t mix64(std::uint64_t value) {
+  value += 0x9e3779b97f4a7c15ULL;
+  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+  return value ^ (value >> 31);
+}
+
+class Dice {
+ public:
+  explicit Dice(std::uint64_t seed) : engine_(seed) {}
+  bool chance(double rate) { return rate > 0 && static_cast<double>(engine_() >> 11) * 0x1.0p-53 < rate; }
+  int below(int bound) { return static_cast<int>(engine_() % static_cast<std::uint64_t>(bound)); }
+  std::uint64_t next() { return engine_(); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+HookAction pick_hook(Dice& dice, const ProgramMix& mix, bool can_nest) {
+  if (dice.chance(mix.reenter)) return HookAction::Reenter;
+  if (can_nest && dice.chance(mix.nested)) return HookAction::Nested;
+  if (dice.chance(mix.throwing_hook)) return HookAction::Throw;
+  return HookAction::None;
+}
+
+Step make_step(Dice& dice, const ProgramShape& shape, const ProgramMix& mix) {
+  Step step;
+  step.key = dice.below(shape.keys);
+  if (dice.chance(mix.invalidate)) {
+    step.invalidate = true;
+    return step;
+  }
+  const bool can_nest = step.key + 1 < shape.keys;
+  step.hook = pick_hook(dice, mix, can_nest);
+  if (step.hook == HookAction::Nested) {
+    step.nested_key = step.key + 1 + dice.below(shape.keys - step.key - 1);
+  }
+  return step;
+}
+
+ThreadProgram make_thread(std::uint64_t thread_seed, const ProgramShape& shape,
+                          const ProgramMix& mix) {
+  Dice dice(thread_seed);
+  ThreadProgram program;
+  program.steps.reserve(static_cast<std::size_t>(shape.calls));
+  for (int i = 0; i < shape.calls; ++i) program.steps.push_back(make_step(dice, shape, mix));
+  return program;
+}
+
+std::vector<int> make_faults(Dice& dice, const ProgramShape& shape, const ProgramMix& mix) {
+  std::vector<int> failing;
+  for (int config = kFallbackConfig + 1; config < shape.configs; ++config) {
+    if (dice.chance(mix.failing_config)) failing.push_back(config);
+  }
+  return failing;
+}
+
+const char* hook_name(HookAction hook) {
+  switch (hook) {
+    case HookAction::None: return "";
+    case HookAction::Reenter: return "+reenter";
+    case HookAction::Nested: return "+nested:";
+    case HookAction::Throw: return "+throw";
+  }
+  return "";
+}
+
+}  // namespace
+
+Program generate_program(const ProgramShape& shape, const ProgramMix& mix, std::uint64_t seed,
+                         std::uint64_t round) {
+  const std::uint64_t round_seed = mix64(mix64(seed) ^ round);
+  Program program;
+  for (int thread = 0; thread < shape.threads; ++thread) {
+    program.threads.push_back(make_thread(mix64(round_seed + 1 + thread), shape, mix));
+  }
+  Dice device_dice(mix64(round_seed));
+  program.device_seed = device_dice.next();
+  program.failing_configs = make_faults(device_dice, shape, mix);
+  return program;
+}
+
+std::string describe(const Program& program) {
+  std::ostringstream out;
+  for (std::size_t thread = 0; thread < program.threads.size(); ++thread) {
+    const ThreadProgram& thread_program = program.threads[thread];
+    out << "thread " << thread << ":";
+    for (const Step& step : thread_program.steps) {
+      out << ' ' << (step.invalidate ? "inv:" : "") << key_name(step.key) << hook_name(step.hook);
+      if (step.hook == HookAction::Nested) out << key_name(step.nested_key);
+    }
+    out << '\n';
+  }
+  out << "device seed " << program.device_seed << ", failing configs:";
+  for (int config : program.failing_configs) out << ' ' << config;
+  out << '\n';
+  return out.str();
+}
+
+std::string key_name(int key) { return "k" + std::to_string(key); }
+
+}  // namespace safetune::stress

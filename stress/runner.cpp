@@ -1,0 +1,207 @@
+#include "runner.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "impl/bench_lock.h"
+#include "impl/sim_device.h"
+#include "impl/sim_kernel.h"
+#include "impl/trace_recorder.h"
+#include "recording_kernel.h"
+#include "watchdog.h"
+
+namespace safetune::stress {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::chrono::milliseconds kMonitorPeriod{20};
+
+// The step whose hook action has not fired yet on this worker thread: set before a top-level
+// call, taken by the first pre-bench hook of that call, cleared after the call.
+thread_local const Step* pending_hook = nullptr;
+thread_local int worker_index = -1;
+
+sim::SimKernelOptions kernel_options(const Program& program, const ConfigSpace& space) {
+  sim::SimKernelOptions options;
+  options.name = kStressKernelName;
+  for (int config : program.failing_configs) options.fail_launch.push_back(space[config]);
+  return options;
+}
+
+model::Header round_header(const StressOptions& options, const SubjectInfo& subject,
+                           const ConfigSpace& space, const std::optional<Config>& fallback) {
+  model::Header header;
+  header.present = true;
+  header.white_box = subject.white_box;
+  header.policy.wait = options.wait;
+  header.policy.reentry = options.reentry;
+  if (fallback) header.policy.fallback = fallback->str();
+  header.configs[kStressKernelName] = space.strings();
+  return header;
+}
+
+std::optional<Config> fallback_for(const StressOptions& options, const ConfigSpace& space) {
+  const bool needed = options.wait == model::WaitPolicy::Fallback ||
+                      options.reentry == model::ReentryPolicy::Fallback;
+  return needed ? std::optional<Config>(space[kFallbackConfig]) : std::nullopt;
+}
+
+class Round {
+ public:
+  Round(const StressOptions& options, const SubjectInfo& subject, const Program& program)
+      : program_(program),
+        space_(stress_config_space(options.shape.configs)),
+        fallback_(fallback_for(options, space_)),
+        device_(sim::SimDeviceOptions{program.device_seed, sim::RandomDelayOptions{}}),
+        kernel_(device_, kernel_options(program, space_)),
+        recorder_(round_header(options, subject, space_, fallback_)),
+        white_box_(subject.white_box) {
+    for (std::size_t i = 0; i < program.threads.size(); ++i) streams_.push_back(device_.new_stream());
+    if (!white_box_) recording_kernel_.emplace(kernel_, recorder_);
+    subject_ = subject.make(environment(options));
+  }
+
+  model::Trace run(const RoundMonitor& monitor) {
+    std::vector<std::thread> workers;
+    for (std::size_t i = 0; i < program_.threads.size(); ++i) {
+      workers.emplace_back([this, i] { run_worker(static_cast<int>(i)); });
+    }
+    watch(monitor);
+    for (std::thread& worker : workers) worker.join();
+    for (auto& stream : streams_) stream->synchronize();
+    return recorder_.snapshot();
+  }
+
+ private:
+  SubjectEnvironment environment(const StressOptions& options) {
+    Kernel& kernel = recording_kernel_ ? static_cast<Kernel&>(*recording_kernel_) : kernel_;
+    return SubjectEnvironment{
+        .kernel = kernel,
+        .space = space_,
+        .wait = options.wait,
+        .reentry = options.reentry,
+        .fallback = fallback_,
+        .observer = white_box_ ? &recorder_ : nullptr,
+        .bench_lock = options.bench_lock ? &bench_lock_ : nullptr,
+        .pre_bench_hook = [this](const Invocation& inv, const Config& config) {
+          on_pre_bench(inv, config);
+        }};
+  }
+
+  // Runs on the calling thread until every worker has finished, or ends the process on a hang.
+  void watch(const RoundMonitor& monitor) {
+    Watchdog watchdog(monitor.watchdog_limit, Clock::now());
+    const int workers = static_cast<int>(program_.threads.size());
+    while (finished_.load(std::memory_order_acquire) < workers) {
+      std::this_thread::sleep_for(kMonitorPeriod);
+      const std::int64_t completed = completed_.load(std::memory_order_relaxed);
+      if (monitor.on_progress) monitor.on_progress(completed);
+      if (watchdog.stalled(completed, Clock::now())) {
+        monitor.on_hang(recorder_.snapshot());
+        std::_Exit(1);  // on_hang must not return; never join stuck workers
+      }
+    }
+  }
+
+  void run_worker(int index) {
+    worker_index = index;
+    TraceRecorder::bind_thread(index);
+    for (const Step& step : program_.threads[static_cast<std::size_t>(index)].steps) run_step(step);
+    finished_.fetch_add(1, std::memory_order_release);  // pairs with the acquire in watch()
+  }
+
+  void run_step(const Step& step) {
+    if (step.invalidate) return run_invalidate(step.key);
+    pending_hook = step.hook == HookAction::None ? nullptr : &step;
+    run_call(key_name(step.key));
+    pending_hook = nullptr;
+  }
+
+  void run_invalidate(int key) {
+    const std::string key_text = key_name(key);
+    subject_->invalidate(key_text);
+    if (!white_box_) {
+      ObservedEvent invalidate{};
+      invalidate.kind = model::EventKind::Invalidate;
+      invalidate.kernel = kStressKernelName;
+      invalidate.key = key_text;
+      recorder_.record(invalidate);
+    }
+  }
+
+  void run_call(const std::string& key) {
+    Stream& stream = *streams_[static_cast<std::size_t>(worker_index)];
+    recorder_.call_begin(kStressKernelName, key, stream.id());
+    try {
+      const Config launched = subject_->call(Invocation{key, stream});
+      recorder_.call_end(kStressKernelName, key, CallOutcome::returned(launched.str()), stream.id());
+    } catch (const std::exception& failure) {
+      recorder_.call_end(kStressKernelName, key, CallOutcome::raised(failure.what()), stream.id());
+    } catch (...) {
+      recorder_.call_end(kStressKernelName, key, CallOutcome::raised("unknown exception"), stream.id());
+    }
+    completed_.fetch_add(1, std::memory_order_relaxed);  // a counter: orders nothing
+  }
+
+  void on_pre_bench(const Invocation& inv, const Config& config) {
+    const Step* step = std::exchange(pending_hook, nullptr);
+    if (step == nullptr) return;
+    switch (step->hook) {
+      case HookAction::None: return;
+      case HookAction::Reenter: return run_call(std::string(inv.key));
+      case HookAction::Nested: return run_call(key_name(step->nested_key));
+      case HookAction::Throw: return throw_hook_failure(inv, config);
+    }
+  }
+
+  // A throwing hook is a failed bench of `config`; a black-box subject cannot report it.
+  [[noreturn]] void throw_hook_failure(const Invocation& inv, const Config& config) {
+    const std::string error = "injected hook failure before benchmarking " + config.str();
+    if (!white_box_) {
+      ObservedEvent bench{};
+      bench.kind = model::EventKind::Bench;
+      bench.kernel = kStressKernelName;
+      bench.key = inv.key;
+      bench.config = &config.str();
+      bench.error = &error;
+      bench.stream = inv.stream.id();
+      recorder_.record(bench);
+    }
+    throw sim::InjectedHookFailure(error);
+  }
+
+  const Program& program_;
+  const ConfigSpace space_;
+  const std::optional<Config> fallback_;
+  sim::SimDevice device_;
+  std::vector<std::unique_ptr<sim::SimStream>> streams_;
+  sim::SimKernel kernel_;
+  TraceRecorder recorder_;
+  const bool white_box_;
+  std::optional<RecordingKernel> recording_kernel_;
+  BenchLock bench_lock_;
+  std::unique_ptr<Subject> subject_;  // last: destroyed first, before what it refers to
+  std::atomic<std::int64_t> completed_{0};
+  std::atomic<int> finished_{0};
+};
+
+}  // namespace
+
+ConfigSpace stress_config_space(int configs) {
+  std::vector<Config> space;
+  for (int i = 1; i <= configs; ++i) space.emplace_back(std::vector<Config::Param>{{"BLOCK", 32 * i}});
+  return ConfigSpace(std::move(space));
+}
+
+model::Trace run_round(const StressOptions& options, const SubjectInfo& subject,
+                       const Program& program, const RoundMonitor& monitor) {
+  Round round(options, subject, program);
+  return round.run(monitor);
+}
+
+}  // namespace safetune::stress

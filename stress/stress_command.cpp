@@ -1,0 +1,129 @@
+// `safetune stress`: runs rounds of generated programs against a subject, checks each round's
+// trace with the model, and prints the summary (and the report of any violation).
+//
+// Memory stays bounded in --seconds runs: each round's trace is checked as the round ends and
+// only the latest (or the failing) round's trace is kept, for --trace and --chrome.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+#include "commands.h"
+#include "model/checker.h"
+#include "outputs.h"
+#include "program.h"
+#include "progress.h"
+#include "replay.h"
+#include "report.h"
+#include "runner.h"
+#include "summary.h"
+#include "watchdog.h"
+
+namespace safetune::stress {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class StressRun {
+ public:
+  explicit StressRun(const StressOptions& options)
+      : options_(options),
+        subject_(*find_subject(options.subject)),
+        start_(Clock::now()),
+        progress_(std::cerr, isatty(STDERR_FILENO) != 0, start_),
+        summary_{options, {}, {}, 0, 0} {}
+
+  int run() {
+    if (options_.round) {
+      run_one_round(*options_.round);
+    } else {
+      std::uint64_t round = 0;
+      do run_one_round(round++);
+      while (summary_.passed() && options_.seconds && elapsed_s() < *options_.seconds);
+    }
+    progress_.finish();
+    return finish(last_trace_);
+  }
+
+ private:
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  void run_one_round(std::uint64_t round) {
+    const Program program = generate_program(options_.shape, options_.mix, options_.seed, round);
+    if (options_.print_program) std::cerr << "round " << round << ":\n" << describe(program);
+    current_round_ = round;
+    last_trace_ = run_round(options_, subject_, program, monitor());
+    const model::CheckResult result = model::check(last_trace_);
+    accumulate(summary_.stats, result.stats);
+    summary_.violations = result.violations;
+    calls_before_round_ += result.stats.calls;
+    ++summary_.rounds;
+  }
+
+  RoundMonitor monitor() {
+    RoundMonitor monitor;
+    monitor.watchdog_limit = std::chrono::duration<double>(options_.watchdog_seconds);
+    monitor.on_progress = [this](std::int64_t completed) {
+      progress_.update(calls_before_round_ + completed, Clock::now());
+    };
+    monitor.on_hang = [this](const model::Trace& snapshot) { on_hang(snapshot); };
+    return monitor;
+  }
+
+  // Reports the hang as R7 (plus whatever else the partial trace breaks) and ends the process
+  // without joining the stuck workers.
+  [[noreturn]] void on_hang(const model::Trace& snapshot) {
+    progress_.finish();
+    const model::CheckResult result = model::check(snapshot);
+    accumulate(summary_.stats, result.stats);
+    ++summary_.rounds;
+    summary_.violations = {hang_violation(open_calls(snapshot), options_.watchdog_seconds)};
+    for (const model::Violation& violation : result.violations) {
+      if (violation.rule != model::Rule::R7) summary_.violations.push_back(violation);
+    }
+    const int exit_code = finish(snapshot);
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(exit_code);
+  }
+
+  std::optional<std::uint64_t> replay_round() const {
+    if (options_.round || options_.seconds) return current_round_;
+    return std::nullopt;
+  }
+
+  int finish(const model::Trace& trace) {
+    summary_.elapsed_s = elapsed_s();
+    write_trace_outputs(trace, summary_.violations, options_.trace_path, options_.chrome_path);
+    const std::string replay = replay_command(options_, replay_round());
+    // With --json, stdout holds exactly one JSON object; the human report goes to stderr.
+    std::ostream& report_out = options_.json ? std::cerr : std::cout;
+    write_violation_report(report_out, trace, summary_.violations, replay);
+    if (options_.json) {
+      std::cout << stress_json(summary_).dump() << '\n';
+    } else {
+      write_stress_text(std::cout, summary_);
+    }
+    return summary_.passed() ? 0 : 1;
+  }
+
+  const StressOptions& options_;
+  const SubjectInfo& subject_;
+  const Clock::time_point start_;
+  Progress progress_;
+  StressSummary summary_;
+  model::Trace last_trace_;
+  std::uint64_t current_round_ = 0;
+  std::int64_t calls_before_round_ = 0;
+};
+
+}  // namespace
+
+int run_stress(const StressOptions& options) {
+  if (!options.device_given) std::cerr << "no CUDA device in this build: using the sim device\n";
+  return StressRun(options).run();
+}
+
+}  // namespace safetune::stress

@@ -1,0 +1,78 @@
+// The subject interface: how `safetune stress` drives an autotuner under test.
+//
+// A subject is any autotuner wrapped so the harness can call it. The harness builds a
+// SubjectEnvironment (the kernel to tune, its config space, the policies, the fallback, an
+// Observer for white-box events, an optional bench lock, a pre-bench hook) and asks the
+// subject's factory for an instance. One instance serves one stress round and is called from
+// every worker thread at once, so call() and invalidate() must be safe to call concurrently:
+// that is exactly what the harness is testing.
+//
+// White-box and black-box subjects:
+//   - A white-box subject (SubjectInfo::white_box) reports its own tune_begin/tune_end,
+//     wait_begin/wait_end, bench, launch and invalidate events to `environment.observer`.
+//   - A black-box subject reports nothing (a user's autotuner). The harness then hands it a
+//     RecordingKernel (recording_kernel.h) as `environment.kernel`, which reports each bench
+//     and launch, and the harness reports invalidates itself. Its trace is a black-box trace.
+//   In both cases the harness records call_begin/call_end around every call().
+//
+// Adding a subject: write a factory and add one SubjectInfo to the list in subject_registry.cpp.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/config.h"
+#include "impl/kernel.h"
+#include "impl/observer.h"
+#include "model/event.h"
+
+namespace safetune {
+class BenchLock;
+}
+
+namespace safetune::stress {
+
+// What a subject is built from. Every reference stays valid for the subject's whole life.
+struct SubjectEnvironment {
+  Kernel& kernel;  // the kernel to tune; for black-box subjects it records benches and launches
+  const ConfigSpace& space;
+  model::WaitPolicy wait = model::WaitPolicy::Block;
+  model::ReentryPolicy reentry = model::ReentryPolicy::Error;
+  std::optional<Config> fallback;  // set whenever either policy is Fallback
+  Observer* observer = nullptr;    // white-box events go here; null for black-box subjects
+  BenchLock* bench_lock = nullptr; // shared per device; null: no bench lock
+  // Must run before each config's benchmark, with no subject lock held. It may throw (a failed
+  // bench of that config) and may call the subject again (re-entry, nested tuning).
+  std::function<void(const Invocation&, const Config&)> pre_bench_hook;
+};
+
+class Subject {
+ public:
+  virtual ~Subject() = default;
+  // One autotuned call: launches on inv.stream and returns the config it launched.
+  // Throws (any std::exception) when the call fails; the message goes into the trace.
+  virtual Config call(const Invocation& inv) = 0;
+  // Puts a tuned key back to not tuned.
+  virtual void invalidate(std::string_view key) = 0;
+};
+
+using SubjectFactory = std::function<std::unique_ptr<Subject>(const SubjectEnvironment&)>;
+
+struct SubjectInfo {
+  std::string name;     // the --subject value
+  std::string bug;      // one line: the bug it has, "none" for the reference
+  bool white_box = false;
+  bool listed = true;   // false: test-only, not shown by `safetune subjects`
+  SubjectFactory make;
+};
+
+// Every known subject, the reference first. The list never changes after start-up.
+const std::vector<SubjectInfo>& subject_registry();
+// The subject named `name` (listed or not), or null.
+const SubjectInfo* find_subject(std::string_view name);
+
+}  // namespace safetune::stress

@@ -1,0 +1,77 @@
+#include "summary.h"
+
+#include <ostream>
+
+#include "model/violation.h"
+
+namespace safetune::stress {
+
+nlohmann::json violations_json(const std::vector<model::Violation>& violations) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const model::Violation& violation : violations) {
+    const std::int64_t seq = violation.seqs.empty() ? 0 : violation.seqs.back();
+    list.push_back({{"rule", std::string(model::rule_id(violation.rule))},
+                    {"seq", seq},
+                    {"seqs", violation.seqs},
+                    {"message", violation.message}});
+  }
+  return list;
+}
+
+nlohmann::json stats_json(const model::TraceStats& stats) {
+  return {{"calls", stats.calls},
+          {"attempts", stats.attempts},
+          {"successful_tunings", stats.successful_tunings},
+          {"duplicate_tunings", stats.duplicate_tunings},
+          {"benches", stats.benches},
+          {"failed_benches", stats.failed_benches},
+          {"errors", stats.errors},
+          {"hung_calls", stats.hung_calls}};
+}
+
+nlohmann::json stress_json(const StressSummary& summary) {
+  const StressOptions& options = summary.options;
+  nlohmann::json json = stats_json(summary.stats);
+  json["total_calls"] = summary.stats.calls;  // every call, nested and re-entrant included
+  json.update({{"subject", options.subject},
+               {"device", "sim"},
+               {"seed", options.seed},
+               {"threads", options.shape.threads},
+               {"keys", options.shape.keys},
+               {"configs", options.shape.configs},
+               {"calls", options.shape.calls},
+               {"mix", options.mix_name},
+               {"rounds", summary.rounds},
+               {"violations", violations_json(summary.violations)},
+               {"verdict", summary.passed() ? "pass" : "fail"},
+               {"elapsed_s", summary.elapsed_s}});
+  return json;
+}
+
+void write_stress_text(std::ostream& out, const StressSummary& summary) {
+  const StressOptions& options = summary.options;
+  const model::TraceStats& stats = summary.stats;
+  out << "subject: " << options.subject << "\ndevice: sim\nseed: " << options.seed
+      << "\nthreads: " << options.shape.threads << "\nkeys: " << options.shape.keys
+      << "\nconfigs: " << options.shape.configs << "\ncalls: " << options.shape.calls
+      << " per thread per round (" << stats.calls << " in all, " << summary.rounds << " round(s))"
+      << "\nattempts: " << stats.attempts << "\nsuccessful_tunings: " << stats.successful_tunings
+      << "\nduplicate_tunings: " << stats.duplicate_tunings << "\nbenches: " << stats.benches
+      << "\nerrors: " << stats.errors << "\nhung_calls: " << stats.hung_calls
+      << "\nviolations: " << summary.violations.size()
+      << "\nverdict: " << (summary.passed() ? "pass" : "fail")
+      << "\nelapsed: " << summary.elapsed_s << " s\n";
+}
+
+void accumulate(model::TraceStats& total, const model::TraceStats& more) {
+  total.calls += more.calls;
+  total.attempts += more.attempts;
+  total.successful_tunings += more.successful_tunings;
+  total.duplicate_tunings += more.duplicate_tunings;
+  total.benches += more.benches;
+  total.failed_benches += more.failed_benches;
+  total.errors += more.errors;
+  total.hung_calls += more.hung_calls;
+}
+
+}  // namespace safetune::stress

@@ -1,0 +1,116 @@
+// The autotuner's white-box traces, recorded by TraceRecorder from real threads, satisfy the
+// model (R1-R10); and a trace recorded the same way with a planted early use is caught, so the
+// check can fail.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "impl/autotuner.h"
+#include "impl/trace_recorder.h"
+#include "model/checker.h"
+#include "tests/impl/deadline.h"
+#include "tests/impl/fake_kernel.h"
+#include "tests/impl/tuner_options.h"
+
+namespace safetune {
+namespace {
+
+using testing::FakeKernel;
+using testing::FakeStream;
+using testing::run_with_deadline;
+
+model::Header header_for(const Kernel& kernel, const ConfigSpace& space) {
+  model::Header header;
+  header.present = true;
+  header.white_box = true;
+  header.configs[kernel.name()] = space.strings();
+  return header;
+}
+
+// One harness call: call_begin, the autotuner's call, call_end with its outcome.
+void recorded_call(Autotuner& tuner, TraceRecorder& recorder, const std::string& kernel,
+                   const std::string& key, Stream& stream) {
+  recorder.call_begin(kernel, key, stream.id());
+  try {
+    const Config& launched = tuner.call({key, stream});
+    recorder.call_end(kernel, key, CallOutcome::returned(launched.str()), stream.id());
+  } catch (const std::exception& error) {
+    recorder.call_end(kernel, key, CallOutcome::raised(error.what()), stream.id());
+  }
+}
+
+std::string describe(const model::CheckResult& result) {
+  std::string text;
+  for (const auto& violation : result.violations) {
+    text += std::string(model::rule_id(violation.rule)) + ": " + violation.message + "\n";
+  }
+  return text;
+}
+
+TEST(AutotunerTraceChecked, ConcurrentCallsWithFaultsAndInvalidationsPassTheModel) {
+  run_with_deadline([] {
+    FakeKernel kernel({{"BLOCK=64", 3}, {"BLOCK=128", 1}, {"BLOCK=256", 2}});
+    kernel.fail_bench("BLOCK=256");
+    const ConfigSpace space = ConfigSpace::parse("BLOCK=64;BLOCK=128;BLOCK=256");
+    TraceRecorder recorder(header_for(kernel, space));
+    Autotuner tuner(kernel, space, testing::observed_by(&recorder));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        TraceRecorder::bind_thread(t);
+        FakeStream stream(t);
+        for (int i = 0; i < 60; ++i) {
+          recorded_call(tuner, recorder, "add", "k" + std::to_string((i + t) % 3), stream);
+          if (i % 20 == 19) tuner.invalidate("k" + std::to_string(t % 3));
+        }
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    const model::CheckResult result = model::check(recorder.snapshot());
+    EXPECT_TRUE(result.ok()) << describe(result);
+    EXPECT_EQ(result.stats.calls, 240);
+    EXPECT_GE(result.stats.successful_tunings, 3);
+    EXPECT_EQ(result.stats.duplicate_tunings, 0);
+  });
+}
+
+TEST(AutotunerTraceChecked, AllFailingAttemptWithWaitersPassesTheModel) {
+  run_with_deadline([] {
+    FakeKernel kernel;
+    kernel.fail_bench("BLOCK=64");
+    kernel.fail_bench("BLOCK=128");
+    const ConfigSpace space = ConfigSpace::parse("BLOCK=64;BLOCK=128");
+    TraceRecorder recorder(header_for(kernel, space));
+    Autotuner tuner(kernel, space, testing::observed_by(&recorder));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t) {
+      threads.emplace_back([&, t] {
+        TraceRecorder::bind_thread(t);
+        FakeStream stream(t);
+        for (int i = 0; i < 10; ++i) recorded_call(tuner, recorder, "add", "k", stream);
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    const model::CheckResult result = model::check(recorder.snapshot());
+    EXPECT_TRUE(result.ok()) << describe(result);
+    EXPECT_EQ(result.stats.errors, 30);
+    EXPECT_EQ(result.stats.successful_tunings, 0);
+  });
+}
+
+TEST(AutotunerTraceChecked, APlantedEarlyUseIsCaught) {
+  FakeKernel kernel({{"BLOCK=64", 2}, {"BLOCK=128", 1}});
+  const ConfigSpace space = ConfigSpace::parse("BLOCK=64;BLOCK=128");
+  TraceRecorder recorder(header_for(kernel, space));
+  TraceRecorder::bind_thread(0);
+  const std::string early = "BLOCK=64";
+  recorder.call_begin("add", "k", 0);
+  recorder.record({model::EventKind::Launch, "add", "k", &early, nullptr, {}, 0});
+  recorder.call_end("add", "k", CallOutcome::returned(early), 0);
+  const model::CheckResult result = model::check(recorder.snapshot());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.violations.front().rule, model::Rule::R6);
+}
+
+}  // namespace
+}  // namespace safetune

@@ -1,0 +1,105 @@
+// Every reference trace in tests/traces/ against the verdict its header expects (Porcupine-style:
+// one test per file). The header's extra fields, which the trace format ignores:
+//   "expect":      the exact set of rule ids the checker must report ([] for a good trace);
+//   "expect_seqs": optional, rule id -> the seqs of that rule's first violation.
+// A file without a header must be a good trace; a header without "expect" fails the test.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "model/checker.h"
+#include "model/trace_io.h"
+
+namespace safetune::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> corpus_files() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(SAFETUNE_TRACE_DIR))
+    if (entry.path().extension() == ".jsonl") names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+struct Expectation {
+  std::set<std::string> rules;
+  std::map<std::string, std::vector<std::int64_t>> first_seqs;
+};
+
+// Reads the expectation from the header line with nlohmann_json (the trace reader ignores it).
+Expectation expectation_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  Expectation expected;
+  if (first.empty()) return expected;
+  const auto header = nlohmann::json::parse(first);
+  if (!header.contains("format")) return expected;
+  if (!header.contains("expect")) throw std::runtime_error(path + ": header has no \"expect\"");
+  for (const auto& rule : header.at("expect")) expected.rules.insert(rule.get<std::string>());
+  if (header.contains("expect_seqs"))
+    expected.first_seqs = header.at("expect_seqs").get<std::map<std::string, std::vector<std::int64_t>>>();
+  return expected;
+}
+
+class Corpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Corpus, ReportsExactlyTheExpectedRules) {
+  const std::string path = std::string(SAFETUNE_TRACE_DIR) + "/" + GetParam();
+  const Expectation expected = expectation_of(path);
+  ReadResult read = read_trace_file(path);
+  ASSERT_TRUE(std::holds_alternative<Trace>(read)) << std::get<InputError>(read).show();
+  const CheckResult result = check(std::get<Trace>(read));
+
+  std::set<std::string> found;
+  std::map<std::string, std::vector<std::int64_t>> first_seqs;
+  for (const auto& violation : result.violations) {
+    const std::string id(rule_id(violation.rule));
+    found.insert(id);
+    first_seqs.emplace(id, violation.seqs);
+  }
+  std::string report;
+  for (const auto& violation : result.violations) report += "\n  " + violation.message;
+  EXPECT_EQ(found, expected.rules) << report;
+  for (const auto& [rule, seqs] : expected.first_seqs) EXPECT_EQ(first_seqs[rule], seqs) << rule;
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, Corpus, ::testing::ValuesIn(corpus_files()),
+                         [](const auto& info) {
+                           std::string name = info.param.substr(0, info.param.find('.'));
+                           std::replace_if(name.begin(), name.end(),
+                                           [](char c) { return !std::isalnum(c); }, '_');
+                           return name;
+                         });
+
+TEST(CorpusShape, HasAGoodAndABadTraceForEveryRuleInBothForms) {
+  const std::vector<std::string> files = corpus_files();
+  const std::set<std::string> names(files.begin(), files.end());
+  for (int rule = 1; rule <= 10; ++rule) {
+    const std::string tag = "_bad_r" + std::to_string(rule) + "_";
+    const bool white = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return n.starts_with("wb") && n.find(tag) != std::string::npos;
+    });
+    const bool black = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return n.starts_with("bb") && n.find(tag) != std::string::npos;
+    });
+    EXPECT_TRUE(white) << "no white-box bad trace for R" << rule;
+    if (rule != 10) {  // R10 is white-box only
+      EXPECT_TRUE(black) << "no black-box bad trace for R" << rule;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace safetune::model

@@ -1,0 +1,185 @@
+// Direct tests of the model's step function, finish() and the checker: purity, the tricky
+// judgements (black-box deferred publication, R2 recovery, R8 only under block), the shape of
+// violations (rule, seqs, message, state_before) and the stats.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "model/checker.h"
+#include "model/model.h"
+#include "trace_builder.h"
+
+namespace safetune::model {
+namespace {
+
+using testing::TraceBuilder;
+
+const std::string A = "BLOCK=128";
+const std::string B = "BLOCK=256";
+const std::string F = "BLOCK=64";
+
+// Runs step() over every event, collecting violations, and returns the final state.
+State run(const Trace& trace, std::vector<Violation>* found = nullptr) {
+  State state = initial_state(trace.header);
+  for (const auto& event : trace.events) {
+    StepResult result = step(std::move(state), event);
+    state = std::move(result.next);
+    if (found) found->insert(found->end(), result.violations.begin(), result.violations.end());
+  }
+  return state;
+}
+
+std::vector<Rule> rules_of(const CheckResult& result) {
+  std::vector<Rule> rules;
+  for (const auto& v : result.violations) rules.push_back(v.rule);
+  return rules;
+}
+
+TEST(Step, IsPureSameInputSameOutputAndInputUntouched) {
+  TraceBuilder b(true);
+  b.configs({A, B}).call_begin(1).tune_begin(1).call_begin(2).wait_begin(2).bench(1, A, 5);
+  const State before = run(b.trace());
+  const Event next = TraceBuilder(b).bench(1, B, 9).trace().events.back();
+  const State copy = before;
+  StepResult first = step(copy, next);
+  StepResult second = step(copy, next);
+  EXPECT_TRUE(copy.keys == before.keys && copy.threads == before.threads);
+  EXPECT_TRUE(first.next.keys == second.next.keys && first.next.threads == second.next.threads);
+  EXPECT_FALSE(first.next.keys == before.keys);  // the bench was recorded in the attempt
+}
+
+TEST(Step, ViolationNamesRuleSeqsThreadsAndStateBefore) {
+  TraceBuilder b(true);
+  b.configs({A, B}).call_begin(1).tune_begin(1).bench(1, A, 5).bench(1, B, 9).tune_end(1, A);
+  const std::int64_t success = b.last_seq();
+  b.launch(1, A).call_end(1, A).call_begin(2).tune_begin(2);
+  std::vector<Violation> found;
+  run(b.trace(), &found);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule, Rule::R3);
+  EXPECT_EQ(found[0].seqs, (std::vector<std::int64_t>{success, b.last_seq()}));
+  EXPECT_NE(found[0].message.find("R3 single tuning"), std::string::npos) << found[0].message;
+  EXPECT_NE(found[0].message.find("thread 2"), std::string::npos) << found[0].message;
+  EXPECT_NE(found[0].message.find("add[k]"), std::string::npos) << found[0].message;
+  EXPECT_NE(found[0].state_before.find("Tuned{" + A + "}"), std::string::npos) << found[0].state_before;
+}
+
+TEST(BlackBox, LaunchDuringAttemptIsJudgedWhenTheAttemptEnds) {
+  TraceBuilder b(false);
+  b.configs({A, B}).call_begin(1).call_begin(2).bench(1, A, 5).bench(1, B, 9).launch(2, A);
+  std::vector<Violation> found;
+  State state = run(b.trace(), &found);
+  EXPECT_TRUE(found.empty());
+  EXPECT_EQ(state.keys.at({"add", "k"}).pending.size(), 1u);  // not judged yet
+
+  TraceBuilder good = b;
+  good.launch(1, A).call_end(1, A).call_end(2, A);  // the winner A counts as published from seq 4, before thread 2's launch
+  EXPECT_TRUE(check(good.trace()).ok());
+
+  TraceBuilder wrong = b;
+  // The owner picks B (an R4 error): B is published from seq 4, so thread 2's A disagrees (R5).
+  wrong.launch(1, B).call_end(1, B).call_end(2, A);
+  const auto result = check(wrong.trace());
+  EXPECT_EQ(rules_of(result), (std::vector<Rule>{Rule::R4, Rule::R5}));
+  EXPECT_EQ(result.violations[1].seqs, (std::vector<std::int64_t>{2, 5}));
+}
+
+TEST(BlackBox, LaunchBeforeTheLastBenchIsEarlyUse) {
+  TraceBuilder b(false);
+  b.configs({A, B}).call_begin(1).call_begin(2).bench(1, A, 5).launch(2, A).bench(1, B, 9);
+  const std::int64_t early_launch = 4;
+  b.launch(1, A).call_end(1, A).call_end(2, A);
+  const auto result = check(b.trace());
+  ASSERT_EQ(rules_of(result), std::vector<Rule>{Rule::R6});
+  EXPECT_EQ(result.violations[0].seqs, (std::vector<std::int64_t>{2, early_launch}));
+}
+
+TEST(BlackBox, PendingLaunchOfAHungAttemptIsJudgedAtFinish) {
+  TraceBuilder b(false);
+  b.configs({A, B}).call_begin(1).call_begin(2).bench(1, A, 5).launch(2, A).call_end(2, A);
+  const auto result = check(b.trace());
+  EXPECT_EQ(rules_of(result), (std::vector<Rule>{Rule::R6, Rule::R7}));
+  EXPECT_EQ(result.stats.hung_calls, 1);
+}
+
+TEST(Recovery, AfterR2TheMostRecentWinnerIsPublished) {
+  TraceBuilder b(true);
+  b.call_begin(1).call_begin(2).tune_begin(1).tune_begin(2).bench(1, A, 5).bench(2, B, 5)
+      .tune_end(1, A).tune_end(2, B).launch(1, A).call_end(1, A).launch(2, B).call_end(2, B);
+  std::vector<Violation> found;
+  const State state = run(b.trace(), &found);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule, Rule::R2);
+  EXPECT_EQ(state.keys.at({"add", "k"}).winner, B);
+  EXPECT_EQ(phase(state.keys.at({"add", "k"})), Phase::Tuned);
+  b.call_begin(3).launch(3, A).call_end(3, A);  // A is no longer published
+  EXPECT_EQ(rules_of(check(b.trace())), (std::vector<Rule>{Rule::R2, Rule::R5}));
+}
+
+TEST(R8, WaitersOfAFailedAttemptMayLaunchALaterWinner) {
+  TraceBuilder b(true);
+  b.configs({A, B}).call_begin(1).tune_begin(1).call_begin(2).wait_begin(2).bench_error(1, A)
+      .bench_error(1, B).tune_error(1).call_error(1).call_begin(3).tune_begin(3).bench(3, A, 1)
+      .bench(3, B, 2).tune_end(3, A).launch(3, A).call_end(3, A).wait_end(2).launch(2, A).call_end(2, A);
+  EXPECT_TRUE(check(b.trace()).ok());
+}
+
+TEST(R8, DoesNotApplyUnderWaitPolicyFallback) {
+  TraceBuilder b(true);
+  b.configs({A, B}).fallback_policy(F).call_begin(1).tune_begin(1).call_begin(2).wait_begin(2)
+      .bench_error(1, A).bench_error(1, B).tune_error(1).call_error(1).wait_end(2).launch(2, F)
+      .call_end(2, F);
+  EXPECT_TRUE(check(b.trace()).ok());
+}
+
+TEST(Checker, OneViolationPerRulePerEvent) {
+  TraceBuilder b(true);  // the tune_end both picks the slower config and skips B: one R4
+  b.configs({A, B, F}).call_begin(1).tune_begin(1).bench(1, A, 9).bench(1, F, 1).tune_end(1, A)
+      .launch(1, A).call_end(1, A);
+  const auto result = check(b.trace());
+  ASSERT_EQ(rules_of(result), std::vector<Rule>{Rule::R4});
+  EXPECT_EQ(result.violations[0].seqs.back(), 5);
+}
+
+TEST(Checker, CountsStats) {
+  TraceBuilder b(true);
+  b.configs({A, B}).call_begin(1).tune_begin(1).bench_error(1, A).bench_error(1, B).tune_error(1)
+      .call_error(1).call_begin(2).tune_begin(2).bench(2, A, 1).bench(2, B, 2).tune_end(2, A)
+      .launch(2, A).call_end(2, A).call_begin(3).tune_begin(3).bench(3, A, 1).bench(3, B, 2)
+      .tune_end(3, A).launch(3, A).call_end(3, A).call_begin(4);
+  const auto result = check(b.trace());
+  EXPECT_EQ(result.stats.calls, 4);
+  EXPECT_EQ(result.stats.attempts, 3);
+  EXPECT_EQ(result.stats.successful_tunings, 2);
+  EXPECT_EQ(result.stats.duplicate_tunings, 1);
+  EXPECT_EQ(result.stats.benches, 6);
+  EXPECT_EQ(result.stats.failed_benches, 2);
+  EXPECT_EQ(result.stats.errors, 1);
+  EXPECT_EQ(result.stats.hung_calls, 1);
+  EXPECT_EQ(rules_of(result), (std::vector<Rule>{Rule::R3, Rule::R7}));
+}
+
+TEST(Checker, BlackBoxAttemptsAreRunsOfBenchesInOneCall) {
+  TraceBuilder b(false);
+  b.configs({A, B}).call_begin(1).bench(1, A, 1).bench(1, B, 2).launch(1, A).call_end(1, A)
+      .call_begin(2).bench(2, A, 1).call_end(2, A);
+  const auto result = check(b.trace());
+  EXPECT_EQ(result.stats.attempts, 2);
+  EXPECT_EQ(result.stats.successful_tunings, 1);
+  EXPECT_EQ(result.stats.duplicate_tunings, 1);
+}
+
+TEST(Names, RuleAndEventNamesRoundTrip) {
+  EXPECT_EQ(rule_id(Rule::R1), "R1");
+  EXPECT_EQ(rule_id(Rule::R10), "R10");
+  EXPECT_EQ(rule_name(Rule::R6), "no early use");
+  for (auto kind : {EventKind::CallBegin, EventKind::CallEnd, EventKind::TuneBegin, EventKind::Bench,
+                    EventKind::TuneEnd, EventKind::WaitBegin, EventKind::WaitEnd, EventKind::Launch,
+                    EventKind::Invalidate})
+    EXPECT_EQ(parse_event_name(event_name(kind)), kind);
+  EXPECT_EQ(parse_event_name("call-begin"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace safetune::model

@@ -1,0 +1,124 @@
+// Program generation, the watchdog's stall detection and hang description, and the replay line.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "stress/program.h"
+#include "stress/replay.h"
+#include "stress/watchdog.h"
+
+namespace safetune::stress {
+namespace {
+
+ProgramShape shape(int threads, int keys, int configs, int calls) {
+  return ProgramShape{threads, keys, configs, calls};
+}
+
+TEST(Program, SameSeedAndRoundGiveTheSameProgram) {
+  const Program a = generate_program(shape(8, 4, 16, 50), ProgramMix::full(), 1234, 3);
+  const Program b = generate_program(shape(8, 4, 16, 50), ProgramMix::full(), 1234, 3);
+  EXPECT_EQ(describe(a), describe(b));
+  EXPECT_EQ(a.device_seed, b.device_seed);
+}
+
+TEST(Program, OtherSeedOrRoundGivesAnotherProgram) {
+  const Program base = generate_program(shape(8, 4, 16, 50), ProgramMix::full(), 1234, 0);
+  EXPECT_NE(describe(base), describe(generate_program(shape(8, 4, 16, 50), ProgramMix::full(), 1235, 0)));
+  EXPECT_NE(describe(base), describe(generate_program(shape(8, 4, 16, 50), ProgramMix::full(), 1234, 1)));
+}
+
+TEST(Program, HasTheRequestedShape) {
+  const Program program = generate_program(shape(5, 3, 7, 11), ProgramMix::full(), 42, 0);
+  ASSERT_EQ(program.threads.size(), 5u);
+  for (const ThreadProgram& thread : program.threads) {
+    ASSERT_EQ(thread.steps.size(), 11u);
+    for (const Step& step : thread.steps) {
+      EXPECT_GE(step.key, 0);
+      EXPECT_LT(step.key, 3);
+    }
+  }
+  for (int config : program.failing_configs) {
+    EXPECT_LT(config, 7);
+    EXPECT_NE(config, kFallbackConfig) << "the fallback must always launch";
+  }
+}
+
+TEST(Program, PlainMixIsCallsOnly) {
+  const Program program = generate_program(shape(4, 4, 16, 200), ProgramMix::plain(), 7, 0);
+  EXPECT_TRUE(program.failing_configs.empty());
+  for (const ThreadProgram& thread : program.threads) {
+    for (const Step& step : thread.steps) {
+      EXPECT_FALSE(step.invalidate);
+      EXPECT_EQ(step.hook, HookAction::None);
+    }
+  }
+}
+
+// Nested calls go only to later keys, so no cycle of nested tunings can deadlock the protocol.
+TEST(Program, NestedCallsGoToALaterKey) {
+  const Program program = generate_program(shape(8, 5, 4, 400), ProgramMix::full(), 99, 0);
+  int nested = 0;
+  for (const ThreadProgram& thread : program.threads) {
+    for (const Step& step : thread.steps) {
+      if (step.hook != HookAction::Nested) continue;
+      ++nested;
+      EXPECT_GT(step.nested_key, step.key);
+      EXPECT_LT(step.nested_key, 5);
+    }
+  }
+  EXPECT_GT(nested, 0) << "the full mix must exercise nested calls";
+}
+
+TEST(Watchdog, StallsOnlyAfterTheLimitWithoutProgress) {
+  using namespace std::chrono_literals;
+  const auto start = Watchdog::Clock::time_point{};
+  Watchdog watchdog(1s, start);
+  EXPECT_FALSE(watchdog.stalled(0, start + 900ms));
+  EXPECT_FALSE(watchdog.stalled(5, start + 1500ms));  // progress resets the clock
+  EXPECT_FALSE(watchdog.stalled(5, start + 2400ms));
+  EXPECT_TRUE(watchdog.stalled(5, start + 2600ms));
+}
+
+model::Event event(std::int64_t seq, int thread, model::EventKind kind, const char* key) {
+  model::Event e;
+  e.seq = seq;
+  e.thread = model::Name::integer(thread);
+  e.kind = kind;
+  e.kernel = "k";
+  e.key = key;
+  return e;
+}
+
+TEST(Watchdog, OpenCallsAreTheUnendedCallBegins) {
+  model::Trace trace;
+  trace.events = {event(1, 0, model::EventKind::CallBegin, "a"),
+                  event(2, 1, model::EventKind::CallBegin, "b"),
+                  event(3, 1, model::EventKind::CallEnd, "b"),
+                  event(4, 1, model::EventKind::CallBegin, "c")};
+  trace.events[2].error = "x";
+  const std::vector<OpenCall> open = open_calls(trace);
+  ASSERT_EQ(open.size(), 2u);
+  EXPECT_EQ(open[0].since_seq, 1);
+  EXPECT_EQ(open[0].key, "a");
+  EXPECT_EQ(open[1].since_seq, 4);
+  EXPECT_EQ(open[1].thread, model::Name::integer(1));
+  const model::Violation violation = hang_violation(open, 5);
+  EXPECT_EQ(violation.rule, model::Rule::R7);
+  EXPECT_EQ(violation.seqs, (std::vector<std::int64_t>{1, 4}));
+  EXPECT_NE(violation.message.find("key c, since seq 4"), std::string::npos) << violation.message;
+}
+
+TEST(Replay, NamesEveryProgramFlagAndTheSeed) {
+  StressOptions options;
+  options.shape = shape(3, 2, 5, 7);
+  options.seed = 987654321;
+  options.mix_name = "full";
+  const std::string line = replay_command(options, 4);
+  for (const char* part : {"--subject reference", "--threads 3", "--keys 2", "--configs 5",
+                           "--calls 7", "--mix full", "--round 4", "--seed 987654321"}) {
+    EXPECT_NE(line.find(part), std::string::npos) << part << " missing from " << line;
+  }
+}
+
+}  // namespace
+}  // namespace safetune::stress
