@@ -58,8 +58,8 @@ std::string describe(const State& state, const KeyId& key, const ThreadName& thr
 
 void report_with_state(std::vector<Violation>& found, Rule rule, std::vector<std::int64_t> seqs,
                        const std::string& message, std::string state_before) {
-  std::string text = std::string(rule_id(rule)) + " " + std::string(rule_name(rule)) + ": " + message;
-  found.push_back(Violation{rule, std::move(seqs), std::move(text), std::move(state_before)});
+  // The message is the sentence alone: every report prints the rule id and name beside it.
+  found.push_back(Violation{rule, std::move(seqs), message, std::move(state_before)});
 }
 
 void report(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {

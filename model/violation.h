@@ -17,6 +17,7 @@ struct Violation {
   Rule rule;
   std::vector<std::int64_t> seqs;  // the events involved, the breaking event last
   std::string message;             // one readable sentence, naming threads, kernel, key, configs
+                                   // and seqs (reports print the rule id and name beside it)
   std::string state_before;        // the relevant model state just before the breaking event
 };
 

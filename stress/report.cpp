@@ -32,6 +32,14 @@ std::string event_line(const model::Event& event) {
   return text;
 }
 
+// Every line of `text` prefixed with `indent`, each ending in a newline.
+std::string indented(const std::string& text, std::string_view indent) {
+  std::istringstream lines(text);
+  std::ostringstream out;
+  for (std::string line; std::getline(lines, line);) out << indent << line << '\n';
+  return out.str();
+}
+
 }  // namespace
 
 std::string trace_excerpt(const model::Trace& trace, const model::Violation& violation) {
@@ -59,7 +67,7 @@ void write_violation_report(std::ostream& out, const model::Trace& trace,
         << "): " << violation.message << '\n';
     out << "  trace excerpt:\n" << trace_excerpt(trace, violation);
     if (!violation.state_before.empty()) {
-      out << "  state before:\n    " << violation.state_before << '\n';
+      out << "  state before:\n" << indented(violation.state_before, "    ");
     }
   }
   if (replay && !violations.empty()) out << "replay: " << *replay << '\n';

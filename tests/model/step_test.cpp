@@ -59,7 +59,8 @@ TEST(Step, ViolationNamesRuleSeqsThreadsAndStateBefore) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].rule, Rule::R3);
   EXPECT_EQ(found[0].seqs, (std::vector<std::int64_t>{success, b.last_seq()}));
-  EXPECT_NE(found[0].message.find("R3 single tuning"), std::string::npos) << found[0].message;
+  EXPECT_NE(found[0].message.find("seq " + std::to_string(success)), std::string::npos)
+      << found[0].message;
   EXPECT_NE(found[0].message.find("thread 2"), std::string::npos) << found[0].message;
   EXPECT_NE(found[0].message.find("add[k]"), std::string::npos) << found[0].message;
   EXPECT_NE(found[0].state_before.find("Tuned{" + A + "}"), std::string::npos) << found[0].state_before;
