@@ -2,7 +2,7 @@
 """Per-call overhead and scaling of the tuned hot path, from safetune-bench JSON output.
 
 Usage:
-  safetune-bench --benchmark_format=json > bench.json   (or --benchmark_out=bench.json)
+  safetune-bench --benchmark_format=json [--benchmark_repetitions=5] > bench.json
   python3 stress/bench/overhead.py bench.json [--json]
 
 overhead_ns = time per call of BM_TunedLaunch minus BM_DirectLaunch, at 1 thread.
@@ -23,12 +23,20 @@ def load_runs(path):
     with open(path, encoding="utf-8") as handle:
         document = json.load(handle)
     runs = {}
+    medians = set()
     for entry in document.get("benchmarks", []):
         match = NAME.match(entry.get("name", ""))
-        if not match or entry.get("run_type", "iteration") != "iteration":
+        if not match:
             continue
-        kind, threads = match.group(1), int(match.group(2))
-        runs[(kind, threads)] = entry
+        # With --benchmark_repetitions the median aggregate stands for the run; without, the
+        # single iteration entry does.
+        is_median = entry.get("run_type") == "aggregate" and entry.get("aggregate_name") == "median"
+        is_single = entry.get("run_type", "iteration") == "iteration"
+        key = (match.group(1), int(match.group(2)))
+        if is_median or (is_single and key not in medians):
+            runs[key] = entry
+        if is_median:
+            medians.add(key)
     return runs
 
 
