@@ -177,8 +177,8 @@ void on_wait_end(Step& step) {
                std::to_string(e.seq) + " with no open wait_begin");
     return;
   }
+  call->last_wait_begin_seq = *call->wait_open_seq;
   call->wait_open_seq.reset();
-  call->last_wait_end_seq = e.seq;
 }
 
 // An invalidate always resets R3 and R10 (they ask only whether one came between), but it

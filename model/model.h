@@ -94,7 +94,7 @@ struct OpenCall {
   std::optional<std::string> launched;  // config of the first launch
   std::int64_t launch_seq = 0;
   std::optional<std::int64_t> wait_open_seq;  // white-box: the open wait_begin
-  std::int64_t last_wait_end_seq = -1;
+  std::int64_t last_wait_begin_seq = -1;      // white-box: the begin of the last closed wait
   bool operator==(const OpenCall&) const = default;
 };
 

@@ -136,7 +136,12 @@ void mark_waiters_of_failure(Step& step, const KeyId& key, const Attempt& attemp
   const bool white_box = step.state.header.white_box;
   for_each_open_call(step.state, key, [&](const ThreadName& thread, OpenCall& call) {
     if (thread == attempt.owner || call.launches > 0) return;
-    const bool waited = call.wait_open_seq || call.last_wait_end_seq > attempt.id;
+    // White-box: a call waited on this attempt when one of its waits began while the attempt
+    // was in flight (after its tune_begin, whose seq is the attempt id). A wait that began on an
+    // earlier attempt and is still open now waited on that one: its winner, published inside
+    // the call's window, stays a valid answer.
+    const bool waited = call.wait_open_seq.value_or(-1) > attempt.id ||
+                        call.last_wait_begin_seq > attempt.id;
     if (white_box && !waited) return;
     call.window.waited_on_failure_seq = step.event.seq;
     call.window.later_winners.clear();
