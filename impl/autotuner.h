@@ -74,22 +74,28 @@ struct TuningFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct TunerOptions {
+// The options of BasicAutotuner<Sync>; TunerOptions is the real-thread binding.
+template <class Sync>
+struct BasicTunerOptions {
   WaitPolicy wait = WaitPolicy::Block;
   ReentryPolicy reentry = ReentryPolicy::Error;
   std::optional<Config> fallback;   // required when either policy is Fallback (ConfigError if not)
-  BenchLock* bench_lock = nullptr;  // shared by every autotuner of one device; null: none
+  // Shared by every autotuner of one device; null: none.
+  BasicBenchLock<Sync>* bench_lock = nullptr;
   // Runs before each config's benchmark, with no lock held. An exception counts as a failed
   // bench of that config. It may call any autotuner, this one included (nesting, re-entry).
   std::function<void(const Invocation&, const Config&)> pre_bench_hook;
   Observer* observer = nullptr;  // null: no events reported
 };
+using TunerOptions = BasicTunerOptions<StdSync>;
 
 template <class Sync>
 class BasicAutotuner {
  public:
   // Throws ConfigError when a policy is Fallback and no fallback config is given.
-  BasicAutotuner(Kernel& kernel, ConfigSpace space, TunerOptions options);
+  using Options = BasicTunerOptions<Sync>;
+
+  BasicAutotuner(Kernel& kernel, ConfigSpace space, Options options);
   BasicAutotuner(const BasicAutotuner&) = delete;
   BasicAutotuner& operator=(const BasicAutotuner&) = delete;
 
@@ -105,6 +111,7 @@ class BasicAutotuner {
  private:
   using Entry = KeyEntry<Sync>;
   using AttemptPtr = std::shared_ptr<Attempt<Sync>>;
+  using Yield = BasicBenchLockYield<Sync>;
 
   // What a call on a not-yet-tuned key does, decided under the key lock.
   struct Route {
@@ -116,11 +123,11 @@ class BasicAutotuner {
 
   const Config& call_untuned(Entry& entry, const Invocation& inv);
   Route route(Entry& entry, const Invocation& inv, typename Sync::Lock& lock,
-              BenchLockYield& yield) SAFETUNE_REQUIRES(entry.mutex);
+              Yield& yield) SAFETUNE_REQUIRES(entry.mutex);
   Route begin_attempt(Entry& entry, const Invocation& inv) SAFETUNE_REQUIRES(entry.mutex);
   Route reenter(const Entry& entry);
   Route wait_for(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
-                 typename Sync::Lock& lock, BenchLockYield& yield) SAFETUNE_REQUIRES(entry.mutex);
+                 typename Sync::Lock& lock, Yield& yield) SAFETUNE_REQUIRES(entry.mutex);
 
   int run_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt);
   std::optional<double> bench_one(const Invocation& inv, const Config& config,
@@ -137,7 +144,7 @@ class BasicAutotuner {
 
   Kernel& kernel_;
   const ConfigSpace space_;
-  const TunerOptions options_;
+  const Options options_;
   KeyIndex<Sync, Entry> index_;
 };
 
@@ -148,7 +155,7 @@ using Autotuner = BasicAutotuner<StdSync>;
 // =============================================================================================
 
 template <class Sync>
-BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, TunerOptions options)
+BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options options)
     : kernel_(kernel), space_(std::move(space)), options_(std::move(options)) {
   const bool needs_fallback =
       options_.wait == WaitPolicy::Fallback || options_.reentry == ReentryPolicy::Fallback;
@@ -172,7 +179,7 @@ template <class Sync>
 const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation& inv) {
   // Declared before the key lock, so a waiter takes its bench-lock holds back only after the
   // key lock is released (bench_lock.h explains the deadlock this avoids).
-  BenchLockYield yield(options_.bench_lock);
+  Yield yield(options_.bench_lock);
   Route next;
   {
     typename Sync::Lock lock(entry.mutex);
@@ -192,7 +199,7 @@ template <class Sync>
 typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::route(Entry& entry,
                                                                  const Invocation& inv,
                                                                  typename Sync::Lock& lock,
-                                                                 BenchLockYield& yield) {
+                                                                 Yield& yield) {
   switch (entry.state.get()) {
     case KeyState::Cold: return begin_attempt(entry, inv);
     case KeyState::Tuned: {
@@ -236,7 +243,7 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
                                                                     const Invocation& inv,
                                                                     const AttemptPtr& attempt,
                                                                     typename Sync::Lock& lock,
-                                                                    BenchLockYield& yield) {
+                                                                    Yield& yield) {
   report(model::EventKind::WaitBegin, entry.key, inv.stream.id());
   yield.release();  // never blocks, so it is safe under the key lock
   while (!attempt->done.get()) entry.attempt_finished.wait(lock);
@@ -305,7 +312,7 @@ double BasicAutotuner<Sync>::measure(const Invocation& inv, const Config& config
   }
   double time = 0;
   {
-    BenchLockHold hold(options_.bench_lock);  // only the measurement, never a hook
+    BasicBenchLockHold<Sync> hold(options_.bench_lock);  // only the measurement, never a hook
     time = kernel_.benchmark(inv, config);
   }
   if (!std::isfinite(time) || time < 0) {

@@ -1,0 +1,231 @@
+// The Relacy test suites: the real BasicAutotuner<Sync> (Sync = RelacySync, or a deliberately
+// broken variant of it) driven by 2 or 3 Relacy threads through one scenario each.
+//
+// Every execution: each thread's calls are recorded with the autotuner's own white-box events
+// into a FiberTrace; when all threads have finished, the model (model::check) judges the trace and
+// any violation fails the execution (RL_ASSERT). Relacy itself fails an execution on a data race
+// on any Var, a deadlock, a livelock, or a leaked or misused primitive.
+//
+// The kernel has two configs, BLOCK=64 (2 ns) and BLOCK=128 (1 ns), so the winner is BLOCK=128;
+// the fallback is BLOCK=32. Threads use key "a" unless a scenario says otherwise.
+#pragma once
+
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "impl/autotuner.h"
+#include "impl/bench_lock.h"
+#include "tests/formal/fake_kernel.h"
+#include "tests/formal/fiber_trace.h"
+
+#include "impl/sync_relacy.h"  // last: Relacy's headers define macros (see there)
+
+namespace safetune::formal {
+
+inline const char* const kKernel = "kern";
+inline const char* const kFallback = "BLOCK=32";
+
+// How a scenario configures the autotuner.
+struct Setup {
+  WaitPolicy wait = WaitPolicy::Block;
+  ReentryPolicy reentry = ReentryPolicy::Error;
+  bool bench_lock = false;
+  int failing_benchmarks = 0;
+};
+
+// The model's complaint about the last failing execution, for the test to print.
+inline std::string& last_violation() {
+  static std::string text;
+  return text;
+}
+
+inline unsigned relacy_thread() { return rl::thread_index(); }
+
+// Turns Relacy's allocator off for one execution, for as long as it lives.
+//
+// relacy.hpp replaces the global operator new and delete. Inside an execution every allocation
+// is then leak-checked, and every delete becomes a branch of the search (free now or defer).
+// The autotuner, the model and the trace allocate ordinary std:: strings, maps and shared_ptrs:
+// that would multiply the executions by 2^(number of frees), and the model's allocations in
+// after() would count as the test's. Relacy has a switch for its own allocations, the protected
+// counter disable_alloc_ (while it is non-zero, new and delete go to malloc and free); this
+// raises it. It must be the suite's first member, so that every allocation of the suite, from
+// its constructor to its destructor, goes to malloc and free.
+class PlainAllocator {
+ public:
+  PlainAllocator() { ++counter(rl::ctx()); }
+  ~PlainAllocator() { --counter(rl::ctx()); }
+  PlainAllocator(const PlainAllocator&) = delete;
+  PlainAllocator& operator=(const PlainAllocator&) = delete;
+
+ private:
+  // A derived class may name a protected member; the pointer to it then reaches any context.
+  struct Access : rl::context {
+    static int& of(rl::context& context) { return context.*(&Access::disable_alloc_); }
+  };
+  static int& counter(rl::context& context) { return Access::of(context); }
+};
+
+template <class Derived, rl::thread_id_t Threads, class Sync>
+struct AutotunerSuite : rl::test_suite<Derived, Threads> {
+  explicit AutotunerSuite(const Setup& setup)
+      : plain_allocator(),
+        kernel(kKernel, {{"BLOCK=64", 2.0}, {"BLOCK=128", 1.0}}),
+        trace(header(setup), &relacy_thread),
+        tuner(kernel, ConfigSpace::parse("BLOCK=64;BLOCK=128"), options(setup)) {
+    kernel.failing_benchmarks = setup.failing_benchmarks;
+  }
+
+  // One call of the autotuned kernel on `key` from the calling Relacy thread, recorded.
+  // Returns the launched config, or nothing when the call raised.
+  std::optional<std::string> call(std::string_view key) {
+    const int thread = static_cast<int>(rl::thread_index());
+    FakeStream stream(thread);
+    trace.call_begin(kKernel, key, thread);
+    std::optional<std::string> config;
+    std::optional<std::string> error;
+    try {
+      config = tuner.call(Invocation{key, stream, nullptr}).str();
+    } catch (const std::exception& e) {  // no Relacy operation in a handler (fibers share it)
+      error = e.what();
+    }
+    trace.call_end(kKernel, key, thread, config ? &*config : nullptr, error ? &*error : nullptr);
+    return config;
+  }
+
+  void after() {
+    const std::string violations = trace.violations();
+    if (!violations.empty()) last_violation() = violations;
+    RL_ASSERT(violations.empty());
+  }
+
+  PlainAllocator plain_allocator;  // first: see PlainAllocator
+  FakeKernel kernel;
+  BasicBenchLock<Sync> bench_lock;
+  FiberTrace trace;
+  BasicAutotuner<Sync> tuner;
+
+ private:
+  static model::Header header(const Setup& setup) {
+    model::Policy policy;
+    policy.wait = setup.wait;
+    policy.reentry = setup.reentry;
+    policy.fallback = kFallback;
+    return white_box_header(kKernel, {"BLOCK=64", "BLOCK=128"}, policy);
+  }
+
+  BasicTunerOptions<Sync> options(const Setup& setup) {
+    BasicTunerOptions<Sync> options;
+    options.wait = setup.wait;
+    options.reentry = setup.reentry;
+    options.fallback = Config::parse(kFallback);
+    if (setup.bench_lock) options.bench_lock = &bench_lock;
+    options.observer = &trace;
+    // A scenario with a pre_bench(inv, config) member gets it as the pre-bench hook.
+    if constexpr (requires(Derived& suite, const Invocation& inv, const Config& config) {
+                    suite.pre_bench(inv, config);
+                  }) {
+      options.pre_bench_hook = [this](const Invocation& inv, const Config& config) {
+        static_cast<Derived*>(this)->pre_bench(inv, config);
+      };
+    }
+    return options;
+  }
+};
+
+// N threads call one cold key once each, under wait policy `Wait`.
+template <rl::thread_id_t N, WaitPolicy Wait, class Sync = RelacySync>
+struct ColdStart : AutotunerSuite<ColdStart<N, Wait, Sync>, N, Sync> {
+  ColdStart() : AutotunerSuite<ColdStart, N, Sync>(setup()) {}
+  static Setup setup() {
+    Setup setup;
+    setup.wait = Wait;
+    return setup;
+  }
+  void thread(unsigned) { this->call("a"); }
+};
+
+// Thread 0 tunes "a"; its first benchmark, holding the bench lock, calls "b" (nested tuning),
+// while thread 1 tunes "b" and needs the bench lock for it.
+template <class Sync = RelacySync>
+struct NestedTuning : AutotunerSuite<NestedTuning<Sync>, 2, Sync> {
+  NestedTuning() : AutotunerSuite<NestedTuning, 2, Sync>(setup()) {
+    this->kernel.on_benchmark = [this](const Invocation& inv, const Config&) {
+      if (inv.key != "a" || nested_) return;
+      nested_ = true;
+      this->call("b");
+    };
+  }
+  static Setup setup() {
+    Setup setup;
+    setup.bench_lock = true;
+    return setup;
+  }
+  void thread(unsigned index) { this->call(index == 0 ? "a" : "b"); }
+
+ private:
+  bool nested_ = false;  // test scaffolding: set by the one owner of "a"
+};
+
+// Every config of the first attempt fails; each thread retries once after an error.
+template <class Sync = RelacySync>
+struct FailThenRetry : AutotunerSuite<FailThenRetry<Sync>, 2, Sync> {
+  FailThenRetry() : AutotunerSuite<FailThenRetry, 2, Sync>(setup()) {}
+  static Setup setup() {
+    Setup setup;
+    setup.failing_benchmarks = 2;
+    return setup;
+  }
+  void thread(unsigned) {
+    if (!this->call("a")) this->call("a");
+  }
+};
+
+// The owner's pre-bench hook of the first config re-enters the same key, while another thread
+// calls it too.
+template <ReentryPolicy Reentry, class Sync = RelacySync>
+struct SameKeyReentry : AutotunerSuite<SameKeyReentry<Reentry, Sync>, 2, Sync> {
+  SameKeyReentry() : AutotunerSuite<SameKeyReentry, 2, Sync>(setup()) {}
+  static Setup setup() {
+    Setup setup;
+    setup.reentry = Reentry;
+    return setup;
+  }
+  void thread(unsigned) { this->call("a"); }
+  void pre_bench(const Invocation& inv, const Config& config) {
+    if (config.str() == "BLOCK=64") this->call(inv.key);
+  }
+};
+
+// Thread 0 calls twice; thread 1 invalidates the key and then calls it.
+template <class Sync = RelacySync>
+struct InvalidateRace : AutotunerSuite<InvalidateRace<Sync>, 2, Sync> {
+  InvalidateRace() : AutotunerSuite<InvalidateRace, 2, Sync>(Setup{}) {}
+  void thread(unsigned index) {
+    if (index == 0) {
+      this->call("a");
+      this->call("a");
+    } else {
+      this->tuner.invalidate("a");
+      this->call("a");
+    }
+  }
+};
+
+// A deliberately broken policy: CondVar::notify_all wakes one waiter only (a lost wake-up).
+struct NotifyOneSync : RelacySync {
+  class CondVar : public RelacySync::CondVar {
+   public:
+    void notify_all(RelacyWhere where = {}) { cv_.notify_one(where.info()); }
+  };
+};
+
+// A deliberately broken policy: every thread gets the same id, so the autotuner takes another
+// thread's call for a re-entry of the owner (an owner check keyed on something shared).
+struct OneThreadIdSync : RelacySync {
+  static ThreadId thread_id() { return 0; }
+};
+
+}  // namespace safetune::formal
