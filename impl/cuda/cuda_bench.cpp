@@ -1,0 +1,144 @@
+// safetune-cuda-bench (Google Benchmark; --benchmark_format=json): issue 5's figures on a GPU.
+//
+//   BM_BareLaunch / BM_TunedLaunch: an empty kernel launched with cudaLaunchKernel directly,
+//     against the same launch through a tuned Autotuner, at 1, 4 and 16 threads, each thread on
+//     its own stream. items_per_second is the aggregate launch rate.
+//   BM_ColdKeys/parallel:1 and /parallel:0: 8 distinct cold keys of the fp32 matmul tuned by 8
+//     threads at once, against one thread tuning them one after another (bench lock on).
+//   BM_TuningQuality/size: tunes the matmul at one size, then re-measures every config with 10
+//     times the repetitions; counter `ratio` = re-measured winner / re-measured best (<= 1.03).
+// Without a GPU every benchmark reports SkipWithError naming the reason.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuda_check.h"
+#include "cuda_device.h"
+#include "cuda_probe.h"
+#include "device_kernels.h"
+#include "matmul_kernel.h"
+
+namespace safetune::cuda {
+namespace {
+
+// An empty kernel with one config, BLOCK: the launch cost alone.
+class EmptyKernel final : public CudaKernel {
+ public:
+  explicit EmptyKernel(CudaDevice& device) : CudaKernel(device, "empty", BenchTiming{1, 3}) {}
+
+ protected:
+  void enqueue(cudaStream_t stream, const Config& config, void*) override {
+    check_cuda(enqueue_empty(config_param(name(), config, "BLOCK"), stream), "empty");
+  }
+};
+
+bool skip_without_cuda(benchmark::State& state) {
+  const CudaProbe probe = probe_cuda();
+  if (probe.devices > 0) return false;
+  state.SkipWithError(("no usable CUDA device: " + probe.reason).c_str());
+  return true;
+}
+
+// Built once, shared by every benchmark thread (function-local static: thread-safe init).
+struct LaunchFixture {
+  CudaDevice device;
+  EmptyKernel kernel{device};
+  Autotuner tuner{kernel, ConfigSpace::parse("BLOCK=32;BLOCK=64;BLOCK=128"), device.tuner_options()};
+};
+
+LaunchFixture& launch_fixture() {
+  static LaunchFixture fixture;
+  return fixture;
+}
+
+void BM_BareLaunch(benchmark::State& state) {
+  if (skip_without_cuda(state)) return;
+  LaunchFixture& fixture = launch_fixture();
+  auto stream = fixture.device.new_stream();
+  for (auto _ : state) {
+    check_cuda(enqueue_empty(32, stream->handle()), "empty");
+    check_launch("empty");
+  }
+  stream->synchronize();
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_TunedLaunch(benchmark::State& state) {
+  if (skip_without_cuda(state)) return;
+  LaunchFixture& fixture = launch_fixture();
+  auto stream = fixture.device.new_stream();
+  const Invocation inv{"tuned", *stream};
+  fixture.tuner.call(inv);  // tunes once (the first thread), outside the timed loop
+  for (auto _ : state) benchmark::DoNotOptimize(&fixture.tuner.call(inv));
+  stream->synchronize();
+  state.SetItemsProcessed(state.iterations());
+}
+
+void tune_keys(CudaDevice& device, Autotuner& tuner, int first, int count) {
+  auto stream = device.new_stream();
+  for (int key = first; key < first + count; ++key) tuner.call(Invocation{"key" + std::to_string(key), *stream});
+  stream->synchronize();
+}
+
+void BM_ColdKeys(benchmark::State& state) {
+  if (skip_without_cuda(state)) return;
+  constexpr int kKeys = 8;
+  const bool parallel = state.range(0) != 0;
+  CudaDevice device;
+  MatmulKernel matmul(device, 512, 512, 512);
+  for (auto _ : state) {
+    Autotuner tuner(matmul, MatmulKernel::config_space(), device.tuner_options());  // every key cold
+    if (!parallel) {
+      tune_keys(device, tuner, 0, kKeys);
+      continue;
+    }
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kKeys; ++t) threads.emplace_back([&, t] { tune_keys(device, tuner, t, 1); });
+    for (std::thread& thread : threads) thread.join();
+  }
+}
+
+void BM_TuningQuality(benchmark::State& state) {
+  if (skip_without_cuda(state)) return;
+  const int size = static_cast<int>(state.range(0));
+  CudaDevice device;
+  MatmulKernel tuned_kernel(device, size, size, size, BenchTiming{2, 10});
+  MatmulKernel long_kernel(device, size, size, size, BenchTiming{2, 100});  // 10 times the repetitions
+  const ConfigSpace space = MatmulKernel::config_space();
+  auto stream = device.new_stream();
+  double ratio = 0;
+  for (auto _ : state) {
+    Autotuner tuner(tuned_kernel, space, device.tuner_options());
+    const Config winner = tuner.call(Invocation{"quality", *stream});
+    double best = 1e300;
+    double winner_time = 0;
+    for (const Config& config : space.configs()) {
+      double time = 0;
+      try {
+        time = long_kernel.benchmark(Invocation{"quality", *stream}, config);
+      } catch (const LaunchError&) {
+        continue;  // the refused variant
+      }
+      best = std::min(best, time);
+      if (config == winner) winner_time = time;
+    }
+    ratio = winner_time / best;
+    state.counters["winner_ns"] = winner_time;
+    state.counters["best_ns"] = best;
+  }
+  state.counters["ratio"] = ratio;
+}
+
+BENCHMARK(BM_BareLaunch)->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
+BENCHMARK(BM_TunedLaunch)->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
+BENCHMARK(BM_ColdKeys)->ArgName("parallel")->Arg(0)->Arg(1)->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TuningQuality)->ArgName("size")->Arg(256)->Arg(1024)->Arg(2048)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace safetune::cuda
+
+BENCHMARK_MAIN();

@@ -1,0 +1,30 @@
+#include "cuda_stream.h"
+
+#include "cuda_check.h"
+
+namespace safetune::cuda {
+
+CudaStream::CudaStream(int id) : id_(id) {
+  check_cuda(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+}
+
+CudaStream::~CudaStream() {
+  // Drain first so that no queued work refers to buffers freed after the stream; errors here
+  // cannot be reported from a destructor and were already reported by the work's own checks.
+  cudaStreamSynchronize(handle_);
+  cudaStreamDestroy(handle_);
+}
+
+void CudaStream::synchronize() {
+  check_cuda(cudaStreamSynchronize(handle_), "cudaStreamSynchronize(stream " + std::to_string(id_) + ")");
+}
+
+cudaStream_t cuda_handle(Stream& stream) {
+  auto* cuda_stream = dynamic_cast<CudaStream*>(&stream);
+  if (cuda_stream == nullptr) {
+    throw LaunchError("stream " + std::to_string(stream.id()) + " is not a CUDA stream");
+  }
+  return cuda_stream->handle();
+}
+
+}  // namespace safetune::cuda

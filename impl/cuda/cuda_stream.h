@@ -1,0 +1,34 @@
+// CudaStream: one CUDA stream, the device's Stream. Each calling thread uses its own.
+//
+// The stream is created non-blocking, so it never synchronizes with the legacy default stream:
+// two threads' streams run concurrently. synchronize() checks the return code (CudaError).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "impl/kernel.h"
+
+namespace safetune::cuda {
+
+class CudaStream final : public Stream {
+ public:
+  // Throws CudaError when the stream cannot be created. `id` must be unique per device.
+  explicit CudaStream(int id);
+  ~CudaStream() override;
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+
+  void synchronize() override;
+  int id() const override { return id_; }
+  cudaStream_t handle() const { return handle_; }
+
+ private:
+  const int id_;
+  cudaStream_t handle_ = nullptr;
+};
+
+// The CUDA stream behind `stream`. Throws LaunchError when `stream` is not a CudaStream (a
+// kernel of the CUDA device was handed another device's stream).
+cudaStream_t cuda_handle(Stream& stream);
+
+}  // namespace safetune::cuda
