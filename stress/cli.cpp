@@ -6,6 +6,9 @@
 #include <random>
 
 #include "subject.h"
+#ifdef SAFETUNE_HAS_CUDA
+#include "impl/cuda/cuda_probe.h"
+#endif
 
 namespace safetune::stress {
 namespace {
@@ -19,7 +22,14 @@ std::string known_subject(const std::string& name) {
 
 std::string available_device(const std::string& device) {
   if (device == "sim") return "";
+#ifdef SAFETUNE_HAS_CUDA
+  if (device == "cuda") {
+    const cuda::CudaProbe probe = cuda::probe_cuda();
+    return probe.devices > 0 ? "" : "cuda: no usable CUDA device (" + probe.reason + ")";
+  }
+#else
   if (device == "cuda") return "cuda: this build has no CUDA device (built without SAFETUNE_CUDA)";
+#endif
   return "unknown device '" + device + "' (expected sim or cuda)";
 }
 
@@ -43,14 +53,15 @@ void add_shape_options(CLI::App& stress, StressOptions& options) {
 }
 
 void add_policy_options(CLI::App& stress, StressOptions& options) {
-  stress.add_option("--wait", options.wait_name, "wait policy: block (default) or fallback")
+  stress.add_option("--wait", options.wait_name, "wait policy: block or fallback (default: the subject's scenario)")
       ->check(CLI::IsMember({"block", "fallback"}));
-  stress.add_option("--reentry", options.reentry_name, "re-entry policy: error (default) or fallback")
+  stress.add_option("--reentry", options.reentry_name, "re-entry policy: error or fallback (default: the subject's scenario)")
       ->check(CLI::IsMember({"error", "fallback"}));
   stress.add_option("--mix", options.mix_name,
-                    "program mix: plain (calls only, default) or full (invalidations, re-entry, "
-                    "nested calls, throwing hooks, failing configs at modest rates)")
-      ->check(CLI::IsMember({"plain", "full"}));
+                    "program mix: plain (calls only), full (invalidations, re-entry, nested "
+                    "calls, throwing hooks, failing configs at modest rates), reentry, nested or "
+                    "faults (see docs/subjects.md); default: the subject's scenario")
+      ->check(CLI::IsMember(mix_names()));
   stress.add_flag("--bench-lock", options.bench_lock,
                   "give the subject a per-device benchmark lock (off by default on sim)");
 }
@@ -58,7 +69,9 @@ void add_policy_options(CLI::App& stress, StressOptions& options) {
 void add_run_options(CLI::App& stress, StressOptions& options) {
   stress.add_option("--subject", options.subject, "subject to stress (reference)")
       ->check(validator(known_subject, "SUBJECT"));
-  stress.add_option("--device", "device: sim (the only one in this build) or cuda")
+  stress.add_option("--device", options.device,
+                    "device: sim or cuda (default: cuda where this build has CUDA and a GPU is "
+                    "present, else sim)")
       ->check(validator(available_device, "DEVICE"));
   stress.add_option("--seconds", options.seconds,
                     "repeat rounds (fresh autotuner, fresh program) for this long")
@@ -66,7 +79,7 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
   stress.add_option("--round", options.round, "run only this round of the seed (replays --seconds)");
   stress.add_option("--seed", options.seed, "program seed (default: random; always printed)");
   stress.add_option("--watchdog-seconds", options.watchdog_seconds,
-                    "a run where no call completes for this long is a hang (5)")
+                    "a run where no call completes for this long is a hang (2)")
       ->check(CLI::PositiveNumber);
 }
 
@@ -80,11 +93,30 @@ void add_output_options(CLI::App& stress, StressOptions& options) {
                   "print the generated program of each round (stderr) and run it");
 }
 
+// The default device: cuda when this build has CUDA and cudaGetDeviceCount finds a device.
+void choose_default_device(StressOptions& options) {
+#ifdef SAFETUNE_HAS_CUDA
+  const cuda::CudaProbe probe = cuda::probe_cuda();
+  options.device = probe.devices > 0 ? "cuda" : "sim";
+  options.device_reason = probe.devices > 0 ? std::to_string(probe.devices) + " CUDA device(s) found"
+                                            : "no usable CUDA device (" + probe.reason + ")";
+#else
+  options.device = "sim";
+  options.device_reason = "no CUDA device in this build";
+#endif
+}
+
 void finish_stress_options(CLI::App& stress, StressOptions& options) {
   options.device_given = stress.count("--device") > 0;
+  if (!options.device_given) choose_default_device(options);
   options.seed_given = stress.count("--seed") > 0;
+  // The subject's scenario fills in whatever the command line left out.
+  const Scenario& scenario = find_subject(options.subject)->scenario;
+  if (stress.count("--mix") == 0) options.mix_name = scenario.mix;
+  if (stress.count("--wait") == 0) options.wait_name = scenario.wait;
+  if (stress.count("--reentry") == 0) options.reentry_name = scenario.reentry;
   if (!options.seed_given) options.seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
-  options.mix = options.mix_name == "full" ? ProgramMix::full() : ProgramMix::plain();
+  options.mix = mix_named(options.mix_name);
   options.wait = options.wait_name == "fallback" ? model::WaitPolicy::Fallback : model::WaitPolicy::Block;
   options.reentry = options.reentry_name == "fallback" ? model::ReentryPolicy::Fallback
                                                        : model::ReentryPolicy::Error;

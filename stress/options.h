@@ -14,10 +14,13 @@ namespace safetune::stress {
 struct StressOptions {
   std::string subject = "reference";  // a name find_subject() knows
   bool device_given = false;          // false: the default device was chosen (and said so)
+  std::string device = "sim";         // "sim" or "cuda" (cuda only in a build with CUDA)
+  std::string device_reason;          // when !device_given: why `device` is the default
   ProgramShape shape;                 // every count >= 1
-  std::string mix_name = "plain";     // "plain" or "full"
+  std::string mix_name = "plain";     // one of mix_names(); default: the subject's scenario
   ProgramMix mix;
-  std::string wait_name = "block";    // "block" or "fallback"; `wait` is its value
+  std::string wait_name = "block";    // "block" or "fallback"; `wait` is its value (default:
+                                      // the subject's scenario, as for reentry_name)
   std::string reentry_name = "error"; // "error" or "fallback"; `reentry` is its value
   model::WaitPolicy wait = model::WaitPolicy::Block;
   model::ReentryPolicy reentry = model::ReentryPolicy::Error;
@@ -30,7 +33,7 @@ struct StressOptions {
   std::optional<std::string> chrome_path;  // writable (checked before the run)
   bool json = false;
   bool print_program = false;
-  double watchdog_seconds = 5;        // > 0
+  double watchdog_seconds = 2;        // > 0; the reference never stalls this long (tsan, 2 cores)
 };
 
 struct CheckOptions {

@@ -2,6 +2,7 @@
 
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 namespace safetune::stress {
 namespace {
@@ -29,6 +30,7 @@ HookAction pick_hook(Dice& dice, const ProgramMix& mix, bool can_nest) {
   if (dice.chance(mix.reenter)) return HookAction::Reenter;
   if (can_nest && dice.chance(mix.nested)) return HookAction::Nested;
   if (dice.chance(mix.throwing_hook)) return HookAction::Throw;
+  if (dice.chance(mix.failing_attempt)) return HookAction::FailAll;
   return HookAction::None;
 }
 
@@ -70,6 +72,7 @@ const char* hook_name(HookAction hook) {
     case HookAction::Reenter: return "+reenter";
     case HookAction::Nested: return "+nested:";
     case HookAction::Throw: return "+throw";
+    case HookAction::FailAll: return "+failall";
   }
   return "";
 }
@@ -104,6 +107,22 @@ std::string describe(const Program& program) {
   for (int config : program.failing_configs) out << ' ' << config;
   out << '\n';
   return out.str();
+}
+
+const std::vector<std::string>& mix_names() {
+  static const std::vector<std::string> names = {"plain", "full", "reentry", "nested", "faults"};
+  return names;
+}
+
+ProgramMix mix_named(const std::string& name) {
+  if (name == "plain") return ProgramMix::plain();
+  if (name == "full") return ProgramMix::full();
+  ProgramMix mix;
+  if (name == "reentry") mix.reenter = 0.5, mix.invalidate = 0.05;
+  else if (name == "nested") mix.nested = 0.5, mix.invalidate = 0.05;
+  else if (name == "faults") mix.failing_attempt = 0.7;
+  else throw std::invalid_argument("unknown program mix '" + name + "'");
+  return mix;
 }
 
 std::string key_name(int key) { return "k" + std::to_string(key); }

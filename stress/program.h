@@ -23,10 +23,24 @@ struct ProgramMix {
   double nested = 0;          // ... or calls a later key (nested tuning)
   double throwing_hook = 0;   // ... or throws (a failed bench)
   double failing_config = 0;  // each config but the fallback fails to launch and to benchmark
+  double failing_attempt = 0; // ... or throws before EVERY config: the whole attempt fails
 
   static ProgramMix plain() { return {}; }
   static ProgramMix full() { return {0.05, 0.05, 0.05, 0.05, 0.1}; }
 };
+
+// The named mixes `--mix` accepts. Besides plain and full, each names the situation one bug class
+// lives in (a broken subject declares it as its scenario, stress/subject.h):
+//   reentry: half of the owners' first hooks re-enter the same key, with invalidations so that
+//            keys are tuned again and again;
+//   nested:  half of them call a later key (nested tuning), with invalidations;
+//   faults:  seven in ten owners' attempts fail on every config, until each key is tuned. No
+//            invalidations: with them, the model (R8, white-box) blames a waiter whose wait began
+//            on an earlier, successful attempt and outlived a later failed one.
+// The reference passes under every one of them (tests/stress/subject_scenario_test.cpp).
+const std::vector<std::string>& mix_names();
+// The mix called `name`, which must be one of mix_names() (std::invalid_argument otherwise).
+ProgramMix mix_named(const std::string& name);
 
 struct ProgramShape {
   int threads = 16;
@@ -39,7 +53,8 @@ struct ProgramShape {
 // failing fallback would make the reference break R6/R9 through no fault of its own.
 inline constexpr int kFallbackConfig = 0;
 
-enum class HookAction : std::uint8_t { None, Reenter, Nested, Throw };
+// Throw fails the first benched config of the call; FailAll fails every config it benches.
+enum class HookAction : std::uint8_t { None, Reenter, Nested, Throw, FailAll };
 
 struct Step {
   bool invalidate = false;  // true: invalidate `key`; false: call `key`

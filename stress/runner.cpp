@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "impl/bench_lock.h"
+#include "impl/cuda/stress_workload.h"
 #include "impl/sim_device.h"
 #include "impl/sim_kernel.h"
 #include "impl/trace_recorder.h"
@@ -22,7 +23,8 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kMonitorPeriod{20};
 
 // The step whose hook action has not fired yet on this worker thread: set before a top-level
-// call, taken by the first pre-bench hook of that call, cleared after the call.
+// call, taken by the first pre-bench hook of that call (a FailAll step by none), cleared after
+// the call.
 thread_local const Step* pending_hook = nullptr;
 thread_local int worker_index = -1;
 
@@ -51,18 +53,39 @@ std::optional<Config> fallback_for(const StressOptions& options, const ConfigSpa
   return needed ? std::optional<Config>(space[kFallbackConfig]) : std::nullopt;
 }
 
+// --device cuda: the real device (vector add per stream, outputs verified after every call);
+// null on sim. The CUDA code exists only in a build with SAFETUNE_CUDA.
+std::unique_ptr<cuda::CudaStressWorkload> open_workload(const StressOptions& options) {
+  if (options.device != "cuda") return nullptr;
+#ifdef SAFETUNE_HAS_CUDA
+  return cuda::CudaStressWorkload::create(kStressKernelName);
+#else
+  throw std::logic_error("--device cuda in a build without CUDA (the command line should refuse it)");
+#endif
+}
+
+ConfigSpace round_space(const StressOptions& options) {
+#ifdef SAFETUNE_HAS_CUDA
+  if (options.device == "cuda") return cuda::CudaStressWorkload::config_space(options.shape.configs);
+#endif
+  return stress_config_space(options.shape.configs);
+}
+
 class Round {
  public:
   Round(const StressOptions& options, const SubjectInfo& subject, const Program& program)
       : program_(program),
-        space_(stress_config_space(options.shape.configs)),
+        workload_(open_workload(options)),
+        space_(round_space(options)),
         fallback_(fallback_for(options, space_)),
         device_(sim::SimDeviceOptions{program.device_seed, sim::RandomDelayOptions{}}),
         kernel_(device_, kernel_options(program, space_)),
         recorder_(round_header(options, subject, space_, fallback_)),
         white_box_(subject.white_box) {
-    for (std::size_t i = 0; i < program.threads.size(); ++i) streams_.push_back(device_.new_stream());
-    if (!white_box_) recording_kernel_.emplace(kernel_, recorder_);
+    for (std::size_t i = 0; i < program.threads.size(); ++i) {
+      streams_.push_back(workload_ ? workload_->new_stream() : device_.new_stream());
+    }
+    if (!white_box_) recording_kernel_.emplace(device_kernel(), recorder_);
     subject_ = subject.make(environment(options));
   }
 
@@ -79,7 +102,7 @@ class Round {
 
  private:
   SubjectEnvironment environment(const StressOptions& options) {
-    Kernel& kernel = recording_kernel_ ? static_cast<Kernel&>(*recording_kernel_) : kernel_;
+    Kernel& kernel = recording_kernel_ ? static_cast<Kernel&>(*recording_kernel_) : device_kernel();
     return SubjectEnvironment{
         .kernel = kernel,
         .space = space_,
@@ -87,7 +110,8 @@ class Round {
         .reentry = options.reentry,
         .fallback = fallback_,
         .observer = white_box_ ? &recorder_ : nullptr,
-        .bench_lock = options.bench_lock ? &bench_lock_ : nullptr,
+        .bench_lock = workload_ ? &workload_->bench_lock()  // on by default for CUDA
+                      : options.bench_lock ? &bench_lock_ : nullptr,
         .pre_bench_hook = [this](const Invocation& inv, const Config& config) {
           on_pre_bench(inv, config);
         }};
@@ -139,6 +163,7 @@ class Round {
     recorder_.call_begin(kStressKernelName, key, stream.id());
     try {
       const Config launched = subject_->call(Invocation{key, stream});
+      if (workload_) workload_->verify(stream);  // this stream only: others keep running
       recorder_.call_end(kStressKernelName, key, CallOutcome::returned(launched.str()), stream.id());
     } catch (const std::exception& failure) {
       recorder_.call_end(kStressKernelName, key, CallOutcome::raised(failure.what()), stream.id());
@@ -149,10 +174,19 @@ class Round {
   }
 
   void on_pre_bench(const Invocation& inv, const Config& config) {
+    // A FailAll step stays pending for its whole call, so that every config of it fails.
+    if (pending_hook != nullptr && pending_hook->hook == HookAction::FailAll) {
+      // A failing config still costs device time (its set-up ran on the stream), so an attempt
+      // that fails throughout lasts about as long as one that succeeds and has waiters.
+      kernel_.launch(inv, space_[kFallbackConfig]);
+      inv.stream.synchronize();
+      return throw_hook_failure(inv, config);
+    }
     const Step* step = std::exchange(pending_hook, nullptr);
     if (step == nullptr) return;
     switch (step->hook) {
-      case HookAction::None: return;
+      case HookAction::None:
+      case HookAction::FailAll: return;
       case HookAction::Reenter: return run_call(std::string(inv.key));
       case HookAction::Nested: return run_call(key_name(step->nested_key));
       case HookAction::Throw: return throw_hook_failure(inv, config);
@@ -175,11 +209,14 @@ class Round {
     throw sim::InjectedHookFailure(error);
   }
 
+  Kernel& device_kernel() { return workload_ ? workload_->kernel() : kernel_; }
+
   const Program& program_;
+  const std::unique_ptr<cuda::CudaStressWorkload> workload_;  // before streams_: outlives them
   const ConfigSpace space_;
   const std::optional<Config> fallback_;
   sim::SimDevice device_;
-  std::vector<std::unique_ptr<sim::SimStream>> streams_;
+  std::vector<std::unique_ptr<Stream>> streams_;
   sim::SimKernel kernel_;
   TraceRecorder recorder_;
   const bool white_box_;

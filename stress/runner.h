@@ -23,7 +23,7 @@
 namespace safetune::stress {
 
 struct RoundMonitor {
-  std::chrono::duration<double> watchdog_limit{5.0};
+  std::chrono::duration<double> watchdog_limit{2.0};
   std::function<void(std::int64_t calls_completed_in_round)> on_progress;  // may be empty
   std::function<void(const model::Trace& snapshot)> on_hang;  // must not return
 };

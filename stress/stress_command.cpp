@@ -122,7 +122,7 @@ class StressRun {
 }  // namespace
 
 int run_stress(const StressOptions& options) {
-  if (!options.device_given) std::cerr << "no CUDA device in this build: using the sim device\n";
+  if (!options.device_given) std::cerr << options.device_reason << ": using the " << options.device << " device\n";
   return StressRun(options).run();
 }
 

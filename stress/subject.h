@@ -62,12 +62,23 @@ class Subject {
 
 using SubjectFactory = std::function<std::unique_ptr<Subject>(const SubjectEnvironment&)>;
 
+// The situation a subject's bug class lives in: the program mix (program.h: mix_names()) and
+// the policies that `safetune stress --subject NAME` uses unless --mix, --wait or --reentry say
+// otherwise. The summary prints it. It is the only thing the harness knows about a subject
+// besides its trace: a catch comes from the model and the watchdog alone.
+struct Scenario {
+  std::string mix = "plain";
+  std::string wait = "block";     // "block" or "fallback"
+  std::string reentry = "error";  // "error" or "fallback"
+};
+
 struct SubjectInfo {
   std::string name;     // the --subject value
   std::string bug;      // one line: the bug it has, "none" for the reference
   bool white_box = false;
   bool listed = true;   // false: test-only, not shown by `safetune subjects`
   SubjectFactory make;
+  Scenario scenario = {};
 };
 
 // Every known subject, the reference first. The list never changes after start-up.

@@ -34,13 +34,16 @@ nlohmann::json stress_json(const StressSummary& summary) {
   nlohmann::json json = stats_json(summary.stats);
   json["total_calls"] = summary.stats.calls;  // every call, nested and re-entrant included
   json.update({{"subject", options.subject},
-               {"device", "sim"},
+               {"device", options.device},
                {"seed", options.seed},
                {"threads", options.shape.threads},
                {"keys", options.shape.keys},
                {"configs", options.shape.configs},
                {"calls", options.shape.calls},
                {"mix", options.mix_name},
+               {"scenario", {{"mix", options.mix_name},
+                             {"wait", options.wait_name},
+                             {"reentry", options.reentry_name}}},
                {"rounds", summary.rounds},
                {"violations", violations_json(summary.violations)},
                {"verdict", summary.passed() ? "pass" : "fail"},
@@ -51,9 +54,11 @@ nlohmann::json stress_json(const StressSummary& summary) {
 void write_stress_text(std::ostream& out, const StressSummary& summary) {
   const StressOptions& options = summary.options;
   const model::TraceStats& stats = summary.stats;
-  out << "subject: " << options.subject << "\ndevice: sim\nseed: " << options.seed
+  out << "subject: " << options.subject << "\ndevice: " << options.device << "\nseed: " << options.seed
       << "\nthreads: " << options.shape.threads << "\nkeys: " << options.shape.keys
-      << "\nconfigs: " << options.shape.configs << "\ncalls: " << options.shape.calls
+      << "\nconfigs: " << options.shape.configs << "\nscenario: --mix " << options.mix_name
+      << " --wait " << options.wait_name << " --reentry " << options.reentry_name
+      << "\ncalls: " << options.shape.calls
       << " per thread per round (" << stats.calls << " in all, " << summary.rounds << " round(s))"
       << "\nattempts: " << stats.attempts << "\nsuccessful_tunings: " << stats.successful_tunings
       << "\nduplicate_tunings: " << stats.duplicate_tunings << "\nbenches: " << stats.benches

@@ -1,0 +1,49 @@
+// `fallback-leak`: under the fallback wait policy, a call that launched the fallback while the
+// key was being tuned records its config in the cache as if it had been tuned, and the cache is
+// insert-if-absent (like std::map::emplace), so the owner's real winner never replaces it. Every
+// later call launches the fallback. Caught as R5 (agreement): a launch that is not the published
+// winner.
+#include "mini_tuner.h"
+#include "subjects.h"
+
+namespace safetune::stress::subjects {
+namespace {
+
+class FallbackLeak final : public MiniTuner {
+ public:
+  using MiniTuner::MiniTuner;
+
+ protected:
+  Config on_busy_fallback(const Invocation& inv, Lock& lock, Entry& entry) override {
+    lock.unlock();
+    Config launched = launch(inv, fallback_index());
+    lock.lock();
+    remember(entry, fallback_index());  // BUG: a fallback is not a tuning result
+    return launched;
+  }
+
+  void publish(const Invocation& inv, Entry& entry, Attempt& attempt, int winner) override {
+    const std::string& config = env_.space[static_cast<std::size_t>(winner)].str();
+    report(model::EventKind::TuneEnd, inv.key, inv.stream.id(), &config);
+    remember(entry, winner);
+    if (entry.attempt.get() == &attempt) entry.attempt.reset();
+    attempt.winner = winner;
+    attempt.done = true;
+    wake_waiters();
+  }
+
+ private:
+  static void remember(Entry& entry, int config) {
+    if (entry.tuned) return;  // insert-if-absent: the first writer wins
+    entry.tuned = true;
+    entry.config = config;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Subject> make_fallback_leak(const SubjectEnvironment& environment) {
+  return std::make_unique<FallbackLeak>(environment);
+}
+
+}  // namespace safetune::stress::subjects

@@ -1,0 +1,27 @@
+// The deliberately broken subjects (issue 3): each is a small autotuner with one real bug class,
+// in its own file. Most derive from MiniTuner (mini_tuner.h) and override the one step where
+// their bug lives; `unlocked` and `check-then-act` stand alone, black-box, as a user's autotuner
+// would. subject_registry.cpp lists them with their one-line bug and their scenario, and
+// docs/subjects.md says how each is caught.
+#pragma once
+
+#include <memory>
+
+#include "stress/subject.h"
+
+namespace safetune::stress::subjects {
+
+std::unique_ptr<Subject> make_mini_correct(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_unlocked(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_check_then_act(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_notify_one(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_no_wake_on_failure(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_global_lock(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_reentry_deadlock(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_nested_deadlock(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_wrong_argmin(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_stale_publish(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_retry_storm(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_fallback_leak(const SubjectEnvironment& environment);
+
+}  // namespace safetune::stress::subjects

@@ -1,0 +1,167 @@
+// The subject catch table (label stress): every listed broken subject runs N times with fresh
+// seeds under its own scenario (defaults only: `safetune stress --subject NAME --seed S`), and
+// the reference runs N times under each distinct scenario. It prints, per row, the rules that
+// caught the subject, the catch rate and the median wall time of the failing runs, and fails
+// when a broken subject is caught in fewer than 95% of its runs or the reference fails once.
+//
+// N is SAFETUNE_CATCH_TABLE_SEEDS (a CMake cache variable). The seeds start at a random base,
+// printed, so each ctest run uses fresh ones and any row replays from the base.
+//
+// Broken subjects run with TSAN_OPTIONS=report_bugs=0: the table measures what the model and
+// the watchdog catch, not ThreadSanitizer (stale-publish has a real data race that TSan would
+// otherwise halt on). The reference keeps the inherited TSAN_OPTIONS, so a race in it fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <vector>
+
+#include "stress/subject.h"
+
+namespace safetune::stress::testing {
+namespace {
+
+constexpr int kParallelRuns = 4;  // hang runs mostly sleep, so 4 fit on 2 cores
+
+struct Job {
+  std::string row;        // the table's row name
+  std::string arguments;  // after `safetune stress --json`
+  bool broken = false;
+};
+
+struct Outcome {
+  int exit_code = -1;
+  double wall_s = 0;
+  std::set<std::string> rules;
+};
+
+Outcome run_job(const Job& job) {
+  const std::string command = std::string(job.broken ? "TSAN_OPTIONS=report_bugs=0 " : "") +
+                              SAFETUNE_BINARY + " stress --json " + job.arguments + " 2>/dev/null";
+  const auto start = std::chrono::steady_clock::now();
+  FILE* pipe = ::popen(command.c_str(), "r");
+  Outcome outcome;
+  if (pipe == nullptr) return outcome;
+  std::string out;
+  char buffer[4096];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  const auto json = nlohmann::json::parse(out, nullptr, false);
+  if (!json.is_discarded() && json.contains("violations")) {
+    for (const auto& violation : json.at("violations")) outcome.rules.insert(violation.at("rule"));
+  }
+  return outcome;
+}
+
+std::vector<Outcome> run_all(const std::vector<Job>& jobs) {
+  std::vector<Outcome> outcomes(jobs.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> workers;
+  for (int i = 0; i < kParallelRuns; ++i) {
+    workers.emplace_back([&] {
+      for (std::size_t job = next++; job < jobs.size(); job = next++) outcomes[job] = run_job(jobs[job]);
+    });
+  }
+  for (auto& worker : workers) worker.join();
+  return outcomes;
+}
+
+std::string scenario_flags(const Scenario& scenario) {
+  return "--mix " + scenario.mix + " --wait " + scenario.wait + " --reentry " + scenario.reentry;
+}
+
+std::vector<Job> make_jobs(int seeds, std::uint64_t base) {
+  std::vector<Job> jobs;
+  std::set<std::string> scenarios;
+  for (const SubjectInfo& info : subject_registry()) {
+    if (!info.listed) continue;
+    scenarios.insert(scenario_flags(info.scenario));
+    if (info.name == "reference") continue;
+    for (int i = 0; i < seeds; ++i) {
+      jobs.push_back({info.name, "--subject " + info.name + " --seed " + std::to_string(base + i), true});
+    }
+  }
+  for (const std::string& flags : scenarios) {
+    for (int i = 0; i < seeds; ++i) {
+      jobs.push_back({"reference " + flags, flags + " --seed " + std::to_string(base + i), false});
+    }
+  }
+  return jobs;
+}
+
+struct Row {
+  int runs = 0;
+  int caught = 0;  // exit 1
+  std::vector<double> detection_s;
+  std::map<std::string, int> rules;  // rule -> runs it appeared in
+  bool broken = false;
+};
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+std::string rules_text(const Row& row) {
+  std::string text;
+  for (const auto& [rule, count] : row.rules) text += (text.empty() ? "" : " ") + rule + "(" + std::to_string(count) + ")";
+  return text.empty() ? "-" : text;
+}
+
+TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
+  const int seeds = SAFETUNE_CATCH_TABLE_SEEDS;
+  const std::uint64_t base = std::random_device{}() % 1000000000ULL;
+  const std::vector<Job> jobs = make_jobs(seeds, base);
+  const std::vector<Outcome> outcomes = run_all(jobs);
+  std::map<std::string, Row> rows;
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (!rows.contains(jobs[i].row)) order.push_back(jobs[i].row);
+    Row& row = rows[jobs[i].row];
+    row.broken = jobs[i].broken;
+    ++row.runs;
+    if (outcomes[i].exit_code == 1) {
+      ++row.caught;
+      row.detection_s.push_back(outcomes[i].wall_s);
+    }
+    for (const std::string& rule : outcomes[i].rules) ++row.rules[rule];
+    if (!jobs[i].broken) {
+      EXPECT_EQ(outcomes[i].exit_code, 0) << "safetune stress --json " << jobs[i].arguments;
+    } else {
+      EXPECT_TRUE(outcomes[i].exit_code == 0 || outcomes[i].exit_code == 1)
+          << "exit " << outcomes[i].exit_code << ": safetune stress --json " << jobs[i].arguments;
+    }
+  }
+  std::cout << "seeds " << base << ".." << base + seeds - 1 << " (" << seeds << " per row)\n"
+            << std::left << std::setw(58) << "subject" << std::setw(26) << "rules (runs)"
+            << std::setw(10) << "caught" << "median detection\n";
+  for (const std::string& name : order) {
+    const Row& row = rows[name];
+    std::ostringstream rate;
+    rate << row.caught << "/" << row.runs;
+    std::cout << std::left << std::setw(58) << name << std::setw(26) << rules_text(row) << std::setw(10)
+              << rate.str() << std::fixed << std::setprecision(2) << median(row.detection_s) << " s\n";
+    if (row.broken) {
+      EXPECT_GE(row.caught * 100, row.runs * 95) << name << " caught " << rate.str();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace safetune::stress::testing
