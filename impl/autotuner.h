@@ -369,7 +369,10 @@ std::optional<Config> BasicAutotuner<Sync>::tuned_config(std::string_view key) c
 template <class Sync>
 const Config& BasicAutotuner<Sync>::launch(const Invocation& inv, const Config& config) {
   kernel_.launch(inv, config);
-  report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
+  // Checked here, not only in report(): stream.id() is a virtual call the hot path need not pay.
+  if (options_.observer != nullptr) {
+    report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
+  }
   return config;
 }
 

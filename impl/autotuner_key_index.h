@@ -17,12 +17,12 @@
 
 #include <array>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "impl/short_key_hash.h"
 #include "impl/sync.h"
 
 namespace safetune {
@@ -60,7 +60,7 @@ class KeyIndex {
   using Head = typename Sync::template Atomic<Entry*>;
 
   Head& bucket(std::string_view key) const {
-    return heads_[std::hash<std::string_view>{}(key) % kBuckets];
+    return heads_[short_key_hash(key) % kBuckets];
   }
 
   mutable std::array<Head, kBuckets> heads_{};

@@ -3,7 +3,8 @@
 // BM_DirectLaunch calls the kernel's launch directly; BM_TunedLaunch makes the same launch
 // through a tuned Autotuner. The kernel is the sim kernel in no-op mode, so the difference is the
 // autotuner's own cost. Each benchmark thread uses its own stream; the key is tuned before any
-// timing loop starts. overhead.py computes per-call overhead and relative scaling from
+// timing loop starts. Benchmark thread i is pinned to the i-th CPU (cpu_pin.h says why).
+// overhead.py computes per-call overhead and relative scaling from
 // `--benchmark_format=json` output.
 #include <benchmark/benchmark.h>
 
@@ -12,6 +13,7 @@
 #include "impl/autotuner.h"
 #include "impl/sim_device.h"
 #include "impl/sim_kernel.h"
+#include "stress/bench/cpu_pin.h"
 
 namespace safetune::bench {
 namespace {
@@ -31,6 +33,7 @@ HotPath& hot_path() {
 }
 
 void BM_DirectLaunch(benchmark::State& state) {
+  const ScopedCpuPin pin(state.thread_index());
   HotPath& shared = hot_path();
   auto stream = shared.device.new_stream();
   const Invocation inv{kKey, *stream};
@@ -47,6 +50,7 @@ void BM_DirectLaunch(benchmark::State& state) {
 }
 
 void BM_TunedLaunch(benchmark::State& state) {
+  const ScopedCpuPin pin(state.thread_index());
   HotPath& shared = hot_path();
   auto stream = shared.device.new_stream();
   const Invocation inv{kKey, *stream};
