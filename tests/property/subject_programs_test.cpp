@@ -1,0 +1,185 @@
+// Property (c): whole concurrent programs against every subject, reference and broken alike.
+//
+// rapidcheck generates a stress program (stress/program.h): 2-4 threads of steps over 1-3 keys
+// and 2-4 configs, with invalidations, failing configs, and pre-bench hooks that re-enter the
+// key, call a later key (nested tuning), throw, or fail the whole attempt; and the policies
+// (block or fallback wait, error or fallback re-entry, a bench lock or none). The harness's own
+// round runner (stress/runner.h) runs it on the sim device, once per noise seed, and the model
+// judges each trace; a hang is R7. The property is "no run breaks a rule".
+//
+// It must hold for the reference and for mini-correct (the broken subjects' base), and fail for
+// every broken subject, with rapidcheck's shrunk counterexample printed and at most a few steps
+// long: a property that no broken subject breaks would prove nothing.
+//
+// Each run happens in a forked child (subprocess.h), because a broken subject may deadlock: its
+// stuck threads die with the child, and shrinking can run hanging programs again and again.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "stress/program.h"
+#include "stress/subject.h"
+#include "subject_run.h"
+
+namespace safetune::stress {
+
+// How rapidcheck prints a drawn step or policy set in a counterexample.
+void showValue(const Step& step, std::ostream& out) {
+  if (step.invalidate) {
+    out << "invalidate(" << key_name(step.key) << ')';
+    return;
+  }
+  out << "call(" << key_name(step.key) << ')';
+  switch (step.hook) {
+    case HookAction::None: break;
+    case HookAction::Reenter: out << " hook: re-enter"; break;
+    case HookAction::Nested: out << " hook: nested call(" << key_name(step.nested_key) << ')'; break;
+    case HookAction::Throw: out << " hook: throw"; break;
+    case HookAction::FailAll: out << " hook: fail every config"; break;
+  }
+}
+
+}  // namespace safetune::stress
+
+namespace safetune::model {
+
+void showValue(WaitPolicy wait, std::ostream& out) { out << (wait == WaitPolicy::Block ? "block" : "fallback"); }
+void showValue(ReentryPolicy reentry, std::ostream& out) {
+  out << (reentry == ReentryPolicy::Error ? "error" : "fallback");
+}
+
+}  // namespace safetune::model
+
+namespace safetune::property {
+namespace {
+
+using stress::HookAction;
+using stress::Step;
+
+rc::Gen<Step> steps(int keys) {
+  return rc::gen::map(
+      rc::gen::tuple(rc::gen::weightedElement<bool>({{5, false}, {1, true}}), rc::gen::inRange(0, keys),
+                     rc::gen::weightedElement<HookAction>({{6, HookAction::None},
+                                                           {1, HookAction::Reenter},
+                                                           {1, HookAction::Nested},
+                                                           {1, HookAction::Throw},
+                                                           {1, HookAction::FailAll}})),
+      [keys](const std::tuple<bool, int, HookAction>& drawn) {
+        auto [invalidate, key, hook] = drawn;
+        Step step{.invalidate = invalidate, .key = key};
+        if (invalidate) return step;
+        // Nested calls go only to a later key (program.h says why); the last key has none.
+        if (hook == HookAction::Nested && key + 1 >= keys) hook = HookAction::None;
+        step.hook = hook;
+        if (hook == HookAction::Nested) step.nested_key = key + 1;
+        return step;
+      });
+}
+
+// Draws one case inside a property: every draw shrinks on its own, and is printed on failure.
+SubjectCase draw_case() {
+  SubjectCase drawn;
+  drawn.wait = *rc::gen::element(model::WaitPolicy::Block, model::WaitPolicy::Fallback);
+  drawn.reentry = *rc::gen::element(model::ReentryPolicy::Error, model::ReentryPolicy::Fallback);
+  drawn.bench_lock = *rc::gen::arbitrary<bool>();
+  drawn.configs = *rc::gen::inRange(2, 5);
+  const int keys = *rc::gen::inRange(1, 4);
+  drawn.keys = keys;
+  const int threads = *rc::gen::inRange(2, 5);
+  for (int t = 0; t < threads; ++t) {
+    drawn.program.threads.push_back(
+        {*rc::gen::resize(4, rc::gen::nonEmpty(rc::gen::container<std::vector<Step>>(steps(keys))))});
+  }
+  // Config 0 is the fallback and never fails (program.h); any other may.
+  for (int config = 1; config < drawn.configs; ++config) {
+    if (*rc::gen::weightedElement<bool>({{4, false}, {1, true}})) {
+      drawn.program.failing_configs.push_back(config);
+    }
+  }
+  drawn.program.device_seed = *rc::gen::inRange<std::uint64_t>(1, 1000000);
+  return drawn;
+}
+
+constexpr int kNoiseSeeds = 3;  // runs of each program, each with its own schedule noise
+
+// The last failing case that the property saw: after rapidcheck's shrinking, its counterexample.
+struct LastFailure {
+  SubjectCase program_case;
+  std::string verdict;
+};
+
+void property_for(const stress::SubjectInfo& subject, std::optional<LastFailure>& last_failure) {
+  const SubjectCase drawn = draw_case();
+  for (int noise = 0; noise < kNoiseSeeds; ++noise) {
+    SubjectCase run = drawn;
+    run.program.device_seed = drawn.program.device_seed + static_cast<std::uint64_t>(noise);
+    const std::string verdict = run_subject_isolated(subject, run);
+    if (!verdict.empty()) {
+      last_failure = LastFailure{run, verdict};
+      RC_FAIL("noise seed " + std::to_string(run.program.device_seed) + ": " + verdict);
+    }
+  }
+}
+
+int total_steps(const stress::Program& program) {
+  int steps_in_all = 0;
+  for (const auto& thread : program.threads) steps_in_all += static_cast<int>(thread.steps.size());
+  return steps_in_all;
+}
+
+const stress::SubjectInfo& subject_named(const std::string& name) {
+  const stress::SubjectInfo* subject = stress::find_subject(name);
+  if (subject == nullptr) throw std::invalid_argument("no subject named " + name);
+  return *subject;
+}
+
+TEST(SubjectPrograms, HoldForTheReference) {
+  std::optional<LastFailure> failure;
+  EXPECT_TRUE(rc::check("reference", [&] { property_for(subject_named("reference"), failure); }));
+}
+
+TEST(SubjectPrograms, HoldForMiniCorrectTheBaseOfTheBrokenSubjects) {
+  std::optional<LastFailure> failure;
+  EXPECT_TRUE(rc::check("mini-correct", [&] { property_for(subject_named("mini-correct"), failure); }));
+}
+
+// Every listed broken subject (the registry's, so a new one is covered without a test change).
+std::vector<std::string> broken_subjects() {
+  std::vector<std::string> names;
+  for (const stress::SubjectInfo& info : stress::subject_registry()) {
+    if (info.listed && info.bug != "none") names.push_back(info.name);
+  }
+  return names;
+}
+
+class BrokenSubjectPrograms : public ::testing::TestWithParam<std::string> {};
+
+// "A few calls": the shrunk program has at most this many steps over all its threads.
+constexpr int kMaxShrunkSteps = 8;
+
+TEST_P(BrokenSubjectPrograms, FailWithAShrunkCounterexample) {
+  const stress::SubjectInfo& subject = subject_named(GetParam());
+  std::optional<LastFailure> failure;
+  EXPECT_FALSE(rc::check(subject.name, [&] { property_for(subject, failure); }))
+      << subject.name << ": no generated program broke a rule";
+  ASSERT_TRUE(failure.has_value());
+  std::cout << "shrunk counterexample for " << subject.name << " ("
+            << total_steps(failure->program_case.program) << " steps):\n"
+            << describe(failure->program_case) << "verdict: " << failure->verdict << '\n';
+  EXPECT_LE(total_steps(failure->program_case.program), kMaxShrunkSteps);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryBrokenSubject, BrokenSubjectPrograms,
+                         ::testing::ValuesIn(broken_subjects()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace safetune::property
