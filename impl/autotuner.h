@@ -39,7 +39,8 @@
 // Observer events (impl/observer.h) are reported where they order correctly: tune_begin under
 // the key lock as the caller becomes owner; bench after each benchmark; tune_end under the key
 // lock before the winner is stored; wait_begin/wait_end under the key lock; invalidate under the
-// key lock after the winner is withdrawn; launch after Kernel::launch returns.
+// key lock after the winner is withdrawn (of a key never called: with no lock, as it changes
+// nothing); launch after Kernel::launch returns.
 #pragma once
 
 #include <cmath>
@@ -345,7 +346,14 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
 
 template <class Sync>
 void BasicAutotuner<Sync>::invalidate(std::string_view key) {
-  Entry& entry = index_.find_or_insert(key);
+  // find(), not find_or_insert(): invalidating a key never called must not grow the index. A
+  // first call racing with this one is ordered after it: the key was cold when we looked.
+  Entry* const found = index_.find(key);
+  if (found == nullptr) {
+    report(model::EventKind::Invalidate, key, -1);
+    return;
+  }
+  Entry& entry = *found;
   typename Sync::Lock lock(entry.mutex);
   if (entry.state.get() == KeyState::Tuned) {
     // relaxed: lock-free readers need no ordering with the withdrawal; a reader that still sees
