@@ -5,10 +5,11 @@
 // autotuner's own cost. Each benchmark thread uses its own stream; the key is tuned before any
 // timing loop starts. Benchmark thread i is pinned to the i-th CPU (cpu_pin.h says why).
 // overhead.py computes per-call overhead and relative scaling from
-// `--benchmark_format=json` output.
+// `--benchmark_format=json` output. By default it runs 9 interleaved repetitions (main, below).
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <vector>
 
 #include "impl/autotuner.h"
 #include "impl/sim_device.h"
@@ -68,4 +69,18 @@ BENCHMARK(BM_TunedLaunch)->Threads(1)->Threads(2)->Threads(16)->UseRealTime();
 }  // namespace
 }  // namespace safetune::bench
 
-BENCHMARK_MAIN();
+// Defaults that make the scaling figure hold still on a noisy machine (overhead.py says why).
+// They go first, so the same flags given on the command line win.
+int main(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  char repetitions[] = "--benchmark_repetitions=9";
+  char interleaving[] = "--benchmark_enable_random_interleaving=true";
+  args.insert(args.begin() + (args.empty() ? 0 : 1), {repetitions, interleaving});
+  int count = static_cast<int>(args.size());
+  args.push_back(nullptr);  // argv[argc] is null, as for main's own argv
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
