@@ -27,11 +27,16 @@ TEST(CudaStressCli, DefaultDeviceIsCudaWithAGpuElseSimAndTheRunSaysWhich) {
   }
 }
 
-TEST(CudaStressCli, AskingForCudaWithoutAGpuIsAUsageErrorThatSaysWhy) {
-  if (has_gpu()) GTEST_SKIP() << "a CUDA device is present: --device cuda is valid here";
-  const CommandResult result = run_safetune("stress --device cuda --calls 1");
-  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
-  EXPECT_NE(result.err.find("no usable CUDA device"), std::string::npos) << result.err;
+TEST(CudaStressCli, AskingForCudaRunsOnTheGpuElseIsAUsageErrorThatSaysWhy) {
+  const CommandResult result = run_safetune("stress --device cuda --threads 2 --keys 1 --configs 4 --calls 5");
+  if (has_gpu()) {
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_NE(result.out.find("device: cuda"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("verdict: pass"), std::string::npos) << result.out;
+  } else {
+    EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+    EXPECT_NE(result.err.find("no usable CUDA device"), std::string::npos) << result.err;
+  }
 }
 
 }  // namespace
