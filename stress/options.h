@@ -12,6 +12,7 @@
 namespace safetune::stress {
 
 struct StressOptions {
+  std::string program = "safetune";   // the command the replay line starts with (run_cli.h)
   std::string subject = "reference";  // a name find_subject() knows
   bool device_given = false;          // false: the default device was chosen (and said so)
   std::string device = "sim";         // "sim" or "cuda" (cuda only in a build with CUDA)

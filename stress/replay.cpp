@@ -6,7 +6,7 @@ namespace safetune::stress {
 
 std::string replay_command(const StressOptions& options, std::optional<std::uint64_t> round) {
   std::ostringstream line;
-  line << "safetune stress --subject " << options.subject << " --device " << options.device
+  line << options.program << " stress --subject " << options.subject << " --device " << options.device
        << " --threads " << options.shape.threads << " --keys " << options.shape.keys
        << " --configs " << options.shape.configs << " --calls " << options.shape.calls
        << " --mix " << options.mix_name

@@ -1,6 +1,7 @@
 // The one command line that replays a stress run: every flag that shapes the program or the
 // subject, and the seed. Output flags (--trace, --chrome, --json) are left out on purpose, so
-// that the line replays the same behaviour wherever it is pasted.
+// that the line replays the same behaviour wherever it is pasted. It starts with the program's
+// name (StressOptions::program), so that a user's binary with extra subjects replays itself.
 #pragma once
 
 #include <cstdint>

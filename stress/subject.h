@@ -15,7 +15,10 @@
 //     and launch, and the harness reports invalidates itself. Its trace is a black-box trace.
 //   In both cases the harness records call_begin/call_end around every call().
 //
-// Adding a subject: write a factory and add one SubjectInfo to the list in subject_registry.cpp.
+// Adding a built-in subject: write a factory and add one SubjectInfo to the list in
+// subject_registry.cpp. Checking your own autotuner without touching safetune: write an adapter
+// (a Subject and its SubjectInfo) and pass it to run_cli (run_cli.h) from a main of your own;
+// docs/checking-your-own-autotuner.md walks through examples/cudnn_style_cache/.
 #pragma once
 
 #include <functional>
@@ -81,9 +84,19 @@ struct SubjectInfo {
   Scenario scenario = {};
 };
 
-// Every known subject, the reference first. The list never changes after start-up.
+// Every known subject: the built-in ones, the reference first, then any added by add_subjects.
+// The list never changes after start-up.
 const std::vector<SubjectInfo>& subject_registry();
 // The subject named `name` (listed or not), or null.
 const SubjectInfo* find_subject(std::string_view name);
+
+// Appends a program's own subjects to the registry, all or none. Part of start-up: call it
+// before any other use of the registry (it may move the entries that find_subject points to),
+// from one thread; run_cli (run_cli.h) does. Throws std::invalid_argument naming the subject
+// and what is wrong with it: a name already taken (by a built-in subject or an earlier one), a
+// name that is empty, starts with '-' or holds a character other than a letter, digit, '.', '_'
+// or '-' (the name is pasted into the replay line), an empty or multi-line bug, no factory, or
+// a scenario whose mix, wait or reentry `safetune stress` would not accept.
+void add_subjects(std::vector<SubjectInfo> subjects);
 
 }  // namespace safetune::stress

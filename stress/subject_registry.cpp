@@ -1,15 +1,21 @@
 // The list of subjects. Add a broken subject here: name, its bug in one line, white-box or not,
 // listed or not, its factory, and the scenario its bug class lives in (subject.h: Scenario).
+// A program's own subjects join after these through add_subjects (run_cli.h).
+#include <algorithm>
+#include <stdexcept>
+
 #include "hanging_subject.h"
+#include "program.h"
 #include "reference_subject.h"
 #include "subject.h"
 #include "subjects/subjects.h"
 
 namespace safetune::stress {
+namespace {
 
-const std::vector<SubjectInfo>& subject_registry() {
+std::vector<SubjectInfo> builtin_subjects() {
   using namespace subjects;
-  static const std::vector<SubjectInfo> registry = {
+  return {
       {"reference", "none", true, true, make_reference_subject},
       {"unlocked",
        "Triton's shape: shared fields, no in-flight marker: cold calls tune twice, and a call "
@@ -40,14 +46,88 @@ const std::vector<SubjectInfo>& subject_registry() {
       {"test-hang", "every call blocks forever (test-only: exercises the watchdog)", false, false,
        make_hanging_subject},
   };
-  return registry;
 }
+
+// The one registry: the built-in subjects, then whatever add_subjects appended at start-up.
+std::vector<SubjectInfo>& registry() {
+  static std::vector<SubjectInfo> subjects = builtin_subjects();
+  return subjects;
+}
+
+bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+bool is_builtin(std::string_view name) {
+  const std::vector<SubjectInfo> builtins = builtin_subjects();
+  return std::any_of(builtins.begin(), builtins.end(),
+                     [name](const SubjectInfo& info) { return info.name == name; });
+}
+
+// "" when `name` is free and would survive being pasted into a shell line, else the reason.
+std::string name_problem(const std::string& name, const std::vector<SubjectInfo>& taken) {
+  if (name.empty()) return "its name is empty";
+  if (name.front() == '-') return "its name starts with '-' and would read as a flag";
+  if (!std::all_of(name.begin(), name.end(), is_name_character)) {
+    return "its name may hold only letters, digits, '.', '_' and '-' (it goes into the replay line)";
+  }
+  const bool clash = std::any_of(taken.begin(), taken.end(),
+                                 [&name](const SubjectInfo& info) { return info.name == name; });
+  if (!clash) return "";
+  return is_builtin(name) ? "a built-in subject has that name; give yours another one"
+                          : "a subject of that name was already added";
+}
+
+std::string scenario_problem(const Scenario& scenario) {
+  const std::vector<std::string>& mixes = mix_names();
+  if (std::find(mixes.begin(), mixes.end(), scenario.mix) == mixes.end()) {
+    std::string known;
+    for (const std::string& mix : mixes) known += (known.empty() ? "" : ", ") + mix;
+    return "its scenario's mix '" + scenario.mix + "' is not one of " + known;
+  }
+  if (scenario.wait != "block" && scenario.wait != "fallback") {
+    return "its scenario's wait '" + scenario.wait + "' is not block or fallback";
+  }
+  if (scenario.reentry != "error" && scenario.reentry != "fallback") {
+    return "its scenario's reentry '" + scenario.reentry + "' is not error or fallback";
+  }
+  return "";
+}
+
+// "" when `info` may join a registry holding `taken`, else the reason.
+std::string subject_problem(const SubjectInfo& info, const std::vector<SubjectInfo>& taken) {
+  if (std::string problem = name_problem(info.name, taken); !problem.empty()) return problem;
+  if (info.bug.empty() || info.bug.find('\n') != std::string::npos) {
+    return "its bug must be one non-empty line (\"none\" for a correct autotuner)";
+  }
+  if (!info.make) return "it has no factory (SubjectInfo::make is empty)";
+  return scenario_problem(info.scenario);
+}
+
+}  // namespace
+
+const std::vector<SubjectInfo>& subject_registry() { return registry(); }
 
 const SubjectInfo* find_subject(std::string_view name) {
   for (const SubjectInfo& info : subject_registry()) {
     if (info.name == name) return &info;
   }
   return nullptr;
+}
+
+void add_subjects(std::vector<SubjectInfo> subjects) {
+  if (subjects.empty()) return;  // the built-in command: the registry is not touched
+  // Checked against the registry plus the ones before it, so that nothing is added on an error.
+  std::vector<SubjectInfo> taken = registry();
+  for (SubjectInfo& info : subjects) {
+    const std::string problem = subject_problem(info, taken);
+    if (!problem.empty()) {
+      throw std::invalid_argument("cannot add subject '" + info.name + "': " + problem);
+    }
+    taken.push_back(std::move(info));
+  }
+  registry() = std::move(taken);
 }
 
 }  // namespace safetune::stress
