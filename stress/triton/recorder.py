@@ -1,0 +1,368 @@
+"""Records Triton's @triton.autotune as a black-box safetune trace (docs/checking-triton.md).
+
+Usage:
+    with Recorder(fix=False) as recorder:   # patches triton.runtime.autotuner.Autotuner
+        ...call autotuned kernels from any threads...
+    recorder.write("trace.jsonl")            # then: safetune check trace.jsonl
+
+Contract:
+- While installed, every Autotuner.run is one call: `call_begin` and `call_end` on the calling
+  thread, with the key Triton computes (triton_api.tuning_key). call_end carries the config the
+  call launched, or the error it raised (`TypeName: message`).
+- Every Autotuner._bench inside a call is one `bench` of that config: `time_ns` is the median
+  that do_bench returned (ms * 1e6), or `error` when _bench raised or returned a non-finite time
+  (Triton gives inf to a config that failed to compile or ran out of resources).
+- The call's final launch (its fn.run outside _bench) is one `launch`, taken after fn.run
+  returns; its config is read back from the launch's keyword arguments.
+- The header lists each kernel's configs (config_text) in Triton's bench order, except for a
+  kernel whose prune_configs ever returned fewer or other configs: its attempts bench a subset.
+- Events go through one TraceLog: one lock, one global seq. Threads are numbered in the order
+  they first call; set_stream() tags a thread's events with its stream.
+- fix=True installs single_flight.SingleFlightFix underneath, so the trace shows the fixed
+  autotuner. The recorder itself never changes what Triton does, with or without the fix.
+- Every private name it uses is checked (triton_api); a missing one raises TritonApiMismatch.
+  After a call that benched, the key it computed must be in Autotuner.cache, or it raises too.
+- One recorder is installed on a class at a time; uninstall() (or leaving the `with`) restores
+  the class and every Autotuner.fn it wrapped.
+"""
+
+import math
+import threading
+
+from config_text import config_fields, config_text, launch_text
+from single_flight import SingleFlightFix
+from trace_log import TraceLog
+from triton_api import (
+    WRITTEN_FOR,
+    TritonApiMismatch,
+    key_text,
+    load_autotuner_class,
+    require_class,
+    require_instance,
+    triton_version,
+    tuning_key,
+)
+
+_INSTALLED_MARK = "_safetune_recorder"
+_MISSING = object()
+
+
+def describe(error):
+    text = "{}: {}".format(type(error).__name__, error)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+class _Kernel:
+    """One Autotuner seen by the recorder: its trace name, config texts and launch probe."""
+
+    def __init__(self, tuner, name):
+        self.tuner = tuner
+        self.name = name
+        self.configs = list(tuner.configs)
+        self.texts = [config_text(config) for config in self.configs]
+        self.text_set = set(self.texts)
+        if len(self.text_set) != len(self.texts):
+            twins = sorted({t for t in self.texts if self.texts.count(t) > 1})
+            raise ValueError(
+                "kernel {}: several configs pass the same values ({}); a trace cannot "
+                "tell them apart".format(name, "; ".join(twins))
+            )
+        self.text_by_id = {id(c): t for c, t in zip(self.configs, self.texts)}
+        # (names, values) -> text: a launch is named by one lookup, not by formatting its kwargs.
+        self.text_by_values = {}
+        for config, text in zip(self.configs, self.texts):
+            fields = config_fields(config)
+            names = tuple(sorted(fields))
+            _put(self.text_by_values, (names, tuple(fields[n] for n in names)), text)
+        self.name_sets = list(dict.fromkeys(names for names, _ in self.text_by_values)) or [
+            tuple(sorted(config_fields(self.configs[0])))
+        ]
+        self.key_texts = {}  # Triton's key tuple -> its text in the trace
+        self.pruned = False
+        self.probe = None
+
+    def text_of(self, config):
+        return self.text_by_id.get(id(config)) or config_text(config)
+
+    def key_text(self, key, args, kwargs):
+        """One text per Triton key tuple, so that the trace's keys are Triton's keys."""
+        text = _get(self.key_texts, key)
+        if text is None:
+            text = key_text(self.tuner, args, kwargs)
+            _put(self.key_texts, key, text)
+        return text
+
+    def launched_text(self, kwargs):
+        for names in self.name_sets:
+            text = _get(self.text_by_values, (names, tuple(kwargs.get(n, _MISSING) for n in names)))
+            if text is not None:
+                return text
+        # Not a config of the space (or one with unhashable values): format what was passed.
+        texts = [launch_text(names, kwargs) for names in self.name_sets]
+        return next((t for t in texts if t in self.text_set), texts[0])
+
+
+def _get(table, key):
+    try:
+        return table.get(key)
+    except TypeError:  # an unhashable value: no entry can match it
+        return None
+
+
+def _put(table, key, value):
+    try:
+        table.setdefault(key, value)
+    except TypeError:
+        pass
+
+
+class _LaunchProbe:
+    """Stands in for Autotuner.fn: forwards everything, and reports each fn.run to the recorder.
+
+    Its attribute `fn` is the wrapped object, so Triton's own walk down `.fn` to the JITFunction
+    (disk cache, listener) still finds it."""
+
+    def __init__(self, fn, recorder, kernel):
+        self.fn = fn
+        self._recorder = recorder
+        self._kernel = kernel
+
+    def run(self, *args, **kwargs):
+        result = self.fn.run(*args, **kwargs)
+        self._recorder._on_fn_run(self._kernel, kwargs)
+        return result
+
+    def __getattr__(self, name):
+        return getattr(self.fn, name)
+
+
+class _Call:
+    __slots__ = ("kernel", "key", "key_text", "benching", "benched", "launched")
+
+    def __init__(self, kernel, key, key_text):
+        self.kernel, self.key, self.key_text = kernel, key, key_text
+        self.benching, self.benched, self.launched = False, 0, None
+
+
+class _Thread:
+    def __init__(self, number):
+        self.number = number
+        self.stream = None
+        self.calls = []  # open calls, innermost last
+
+
+class Recorder:
+    def __init__(self, fix=False):
+        self.log = TraceLog()
+        self.fix = fix
+        self._fix = SingleFlightFix() if fix else None
+        self._local = threading.local()
+        self._lock = threading.Lock()  # guards the kernel registry
+        self._kernels = {}  # id(Autotuner) -> _Kernel
+        self._cls = None
+        self._saved = {}
+
+    # -- installing ----------------------------------------------------------------------------
+
+    def install(self, cls=None):
+        """Patches `cls` (default: Triton's Autotuner); TritonApiMismatch if a name is missing."""
+        cls = require_class(cls) if cls is not None else load_autotuner_class()
+        if cls.__dict__.get(_INSTALLED_MARK):
+            raise RuntimeError(
+                "a safetune recorder is already installed on {}".format(cls.__name__)
+            )
+        if self._fix:
+            self._fix.install(cls)
+        run, bench, prune = cls.run, cls._bench, cls.prune_configs
+        recorder = self
+
+        def traced_run(tuner, *args, **kwargs):
+            return recorder._run(run, tuner, args, kwargs)
+
+        def traced_bench(tuner, *args, config, **meta):
+            return recorder._bench(bench, tuner, args, config, meta)
+
+        def traced_prune(tuner, kwargs):
+            return recorder._prune(prune, tuner, kwargs)
+
+        patches = {
+            "run": traced_run,
+            "_bench": traced_bench,
+            "prune_configs": traced_prune,
+            _INSTALLED_MARK: True,
+        }
+        self._saved = {name: cls.__dict__.get(name, _MISSING) for name in patches}
+        for name, value in patches.items():
+            setattr(cls, name, value)
+        self._cls = cls
+        return self
+
+    def uninstall(self):
+        if self._cls is None:
+            return
+        for name, value in self._saved.items():
+            if value is _MISSING:
+                delattr(self._cls, name)
+            else:
+                setattr(self._cls, name, value)
+        if self._fix:
+            self._fix.uninstall()
+        with self._lock:
+            for kernel in self._kernels.values():
+                if kernel.tuner.fn is kernel.probe:
+                    kernel.tuner.fn = kernel.probe.fn
+        self._cls, self._saved = None, {}
+
+    def __enter__(self):
+        return self.install() if self._cls is None else self
+
+    def __exit__(self, *exc):
+        self.uninstall()
+
+    # -- output --------------------------------------------------------------------------------
+
+    def set_stream(self, stream):
+        """Tags this thread's later events with `stream` (an int or a string)."""
+        self._thread().stream = stream
+
+    def configs(self):
+        """The header's config spaces: every kernel seen whose attempts bench its whole list."""
+        with self._lock:
+            return {k.name: k.texts for k in self._kernels.values() if not k.pruned}
+
+    def write(self, path):
+        self.log.write(
+            path,
+            self.configs(),
+            {
+                "recorder": {
+                    "tool": "stress/triton/recorder.py",
+                    "written_for_triton": WRITTEN_FOR,
+                    "triton": triton_version(),
+                    "fix": self.fix,
+                }
+            },
+        )
+
+    # -- the wrappers --------------------------------------------------------------------------
+
+    def _thread(self):
+        state = getattr(self._local, "state", None)
+        if state is None:
+            state = self._local.state = _Thread(self.log.new_thread())
+        return state
+
+    def _kernel(self, tuner):
+        kernel = self._kernels.get(id(tuner))
+        if kernel is not None and kernel.tuner is tuner:
+            return kernel
+        with self._lock:
+            kernel = self._kernels.get(id(tuner))
+            if kernel is None or kernel.tuner is not tuner:
+                kernel = self._register(require_instance(tuner))
+            return kernel
+
+    def _register(self, tuner):
+        base = tuner.base_fn.__name__
+        taken = {k.name for k in self._kernels.values()}
+        name, n = base, 1
+        while name in taken:  # two autotuners of one function still get two names
+            n += 1
+            name = "{}#{}".format(base, n)
+        kernel = _Kernel(tuner, name)
+        kernel.probe = _LaunchProbe(tuner.fn, self, kernel)
+        tuner.fn = kernel.probe
+        self._kernels[id(tuner)] = kernel
+        return kernel
+
+    def _event(self, thread, event, call, **fields):
+        self.log.add(
+            thread.number, event, call.kernel.name, call.key_text, stream=thread.stream, **fields
+        )
+
+    def _run(self, run, tuner, args, kwargs):
+        kernel = self._kernel(tuner)
+        key = tuning_key(tuner, args, kwargs)
+        thread = self._thread()
+        call = _Call(kernel, key, kernel.key_text(key, args, kwargs))
+        thread.calls.append(call)
+        self._event(thread, "call_begin", call)
+        try:
+            result = run(tuner, *args, **kwargs)
+        except BaseException as error:
+            self._event(thread, "call_end", call, error=describe(error))
+            raise
+        finally:
+            thread.calls.pop()
+        if call.launched is None:
+            self._event(
+                thread, "call_end", call, error="returned without a launch the recorder saw"
+            )
+        else:
+            self._event(thread, "call_end", call, config=call.launched)
+        if call.benched and len(kernel.configs) > 1 and key not in tuner.cache:
+            raise TritonApiMismatch(
+                "after tuning {}, the key the recorder computed ({!r}) is not in Autotuner.cache: "
+                "Triton's key rule differs from the Triton {} rule that triton_api.tuning_key "
+                "copies".format(kernel.name, key, WRITTEN_FOR)
+            )
+        return result
+
+    def _innermost_call(self, thread):
+        return thread.calls[-1] if thread.calls else None
+
+    def _bench(self, bench, tuner, args, config, meta):
+        thread = self._thread()
+        call = self._innermost_call(thread)
+        if call is None or call.kernel.tuner is not tuner:  # outside a recorded call of this tuner
+            return bench(tuner, *args, config=config, **meta)
+        text = call.kernel.text_of(config)
+        call.benching = True
+        try:
+            result = bench(tuner, *args, config=config, **meta)
+        except BaseException as error:
+            self._event(thread, "bench", call, config=text, error=describe(error))
+            raise
+        finally:
+            call.benching = False
+        call.benched += 1
+        median = _median_ms(result)
+        if median is None:
+            self._event(
+                thread,
+                "bench",
+                call,
+                config=text,
+                error="Triton timed it as {!r} (inf: the config failed to compile or ran "
+                "out of resources)".format(result),
+            )
+        else:
+            self._event(thread, "bench", call, config=text, time_ns=median * 1e6)
+        return result
+
+    def _on_fn_run(self, kernel, kwargs):
+        thread = self._thread()
+        call = self._innermost_call(thread)
+        if call is None or call.kernel is not kernel or call.benching:
+            return  # a bench's own launch, or a launch outside a recorded call of this kernel
+        call.launched = kernel.launched_text(kwargs)
+        self._event(thread, "launch", call, config=call.launched)
+
+    def _prune(self, prune, tuner, kwargs):
+        configs = prune(tuner, kwargs)
+        kernel = self._kernel(tuner)
+        if len(configs) != len(kernel.configs) or any(
+            a is not b for a, b in zip(configs, kernel.configs)
+        ):
+            kernel.pruned = True  # its attempts bench a subset: the header must not list its space
+        return configs
+
+
+def _median_ms(result):
+    """The median (ms) in what _bench returned, or None when it is not a finite number >= 0."""
+    value = result[0] if isinstance(result, (list, tuple)) and result else result
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) and value >= 0 else None

@@ -1,0 +1,179 @@
+"""The fix (`--fix`): the smallest change that makes Triton's autotuner meet safetune's model.
+
+Triton 3.6 keeps its tuning state on the shared Autotuner object and takes no lock (see
+docs/checking-triton.md). SingleFlightFix patches the Autotuner class, from outside, with three
+changes:
+
+1. Single-flight tuning per (autotuner, key). A call on a key in `cache` goes straight to
+   Triton's run: no lock (a dict lookup is atomic under the GIL). On a key not in `cache`, the
+   first caller becomes the owner and runs Triton's run (it benches, publishes into `cache` and
+   launches); every other caller blocks until the owner's run returns and then launches the
+   published config through Triton's run, which now finds the key in `cache`. If the owner
+   fails and nothing was published, its waiters get TuningFailed (the owner's error as cause)
+   and the key stays untuned, so a later call tries again. The gate's lock is held only to look
+   up or change the table of attempts in flight: never during a bench, a hook or a launch.
+   A call on the key from the owner's own thread (from a hook, say) raises ReentrantTuning
+   instead of tuning inside its own tuning.
+2. Per-thread scratch fields. Triton's run, _bench and the restore_value hooks pass arguments
+   between each other through `self.nargs` and `self.restore_copies`. Two threads overwrite each
+   other's (the `'NoneType' object is not a mapping` crash: one thread's run ends with
+   `self.nargs = None` while another is still benching). The fix makes both fields per-thread.
+3. Selection on the median alone. Triton picks `min` over [median, p20, p80] lists, so a tie on
+   the median goes to the config with the lower 20th percentile; the model (R4) says a tie goes
+   to the config benched first. The fix hands Triton only the median, and Python's min keeps the
+   first of equal values.
+
+An upstream fix would do the same inside Autotuner.run: a per-key in-flight table with a
+condition (or a future per key) around the bench-and-publish step, nargs and restore_copies
+passed as arguments instead of stored on self, and the comparison on the median. It would also
+stop storing best_config, bench_time and configs_timings on self as the way to hand them to the
+listener and the disk cache (with two keys tuning at once they are the other key's): this fix
+leaves those three shared, since only diagnostics read them.
+"""
+
+import threading
+
+from triton_api import key_text, load_autotuner_class, require_class, require_instance, tuning_key
+
+PER_THREAD_FIELDS = ("nargs", "restore_copies")
+_INSTALLED_MARK = "_safetune_fix"
+_MISSING = object()
+
+
+class ReentrantTuning(RuntimeError):
+    """A thread called a kernel on a key whose tuning that same thread owns."""
+
+
+class TuningFailed(RuntimeError):
+    """The attempt this call waited on failed, and published nothing."""
+
+
+class _Flight:
+    """One tuning attempt in flight: its owner thread, and an event set when it ends."""
+
+    def __init__(self, owner):
+        self.owner = owner
+        self.done = threading.Event()
+        self.error = None
+
+
+class _PerThreadField:
+    """A data descriptor that keeps one value per thread for each Autotuner (default None)."""
+
+    _SLOT = "_safetune_per_thread"
+
+    def __init__(self, name):
+        self.name = name
+
+    def _local(self, tuner):
+        local = tuner.__dict__.get(self._SLOT)
+        if local is None:  # setdefault keeps the first local when two threads race here
+            local = tuner.__dict__.setdefault(self._SLOT, threading.local())
+        return local
+
+    def __get__(self, tuner, owner=None):
+        if tuner is None:
+            return self
+        return getattr(self._local(tuner), self.name, None)
+
+    def __set__(self, tuner, value):
+        setattr(self._local(tuner), self.name, value)
+
+    def __delete__(self, tuner):
+        self.__set__(tuner, None)
+
+
+def median_only(result):
+    """do_bench's [median, p20, p80] cut to [median]; anything else unchanged."""
+    if isinstance(result, (list, tuple)) and len(result) > 1:
+        return [result[0]]
+    return result
+
+
+class SingleFlightFix:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._flights = {}  # (id(autotuner), key tuple) -> _Flight
+        self._checked = set()  # ids of the autotuners whose fields were checked
+        self._cls = None
+        self._saved = {}
+
+    def install(self, cls=None):
+        """Patches `cls` (default: Triton's Autotuner, checked); undo with uninstall()."""
+        cls = require_class(cls) if cls is not None else load_autotuner_class()
+        if self._cls is not None or cls.__dict__.get(_INSTALLED_MARK):
+            raise RuntimeError("the safetune fix is already installed on {}".format(cls.__name__))
+        original_run, original_bench = cls.run, cls._bench
+        fix = self
+
+        def run(tuner, *args, **kwargs):
+            return fix.run(original_run, tuner, args, kwargs)
+
+        def _bench(tuner, *args, config, **meta):
+            return median_only(original_bench(tuner, *args, config=config, **meta))
+
+        patches = {"run": run, "_bench": _bench, _INSTALLED_MARK: True}
+        patches.update({name: _PerThreadField(name) for name in PER_THREAD_FIELDS})
+        self._saved = {name: cls.__dict__.get(name, _MISSING) for name in patches}
+        for name, value in patches.items():
+            setattr(cls, name, value)
+        self._cls = cls
+        return self
+
+    def uninstall(self):
+        for name, value in self._saved.items():
+            if value is _MISSING:
+                delattr(self._cls, name)
+            else:
+                setattr(self._cls, name, value)
+        self._cls, self._saved = None, {}
+
+    def run(self, original_run, tuner, args, kwargs):
+        """One call: Triton's run, with tuning single-flight per (tuner, key)."""
+        if id(tuner) not in self._checked:
+            self._checked.add(id(require_instance(tuner)))
+        if len(tuner.configs) <= 1:  # Triton neither keys nor tunes these
+            return original_run(tuner, *args, **kwargs)
+        key = tuning_key(tuner, args, kwargs)
+        while key not in tuner.cache:
+            flight, owner = self._enter(tuner, key, args, kwargs)
+            if flight is None:
+                break  # published between the two looks
+            if owner:
+                return self._tune(flight, (id(tuner), key), original_run, tuner, args, kwargs)
+            flight.done.wait()
+            if key not in tuner.cache and flight.error is not None:
+                raise TuningFailed(
+                    "tuning {}[{}] failed in another thread: {!r}".format(
+                        tuner.base_fn.__name__, key_text(tuner, args, kwargs), flight.error
+                    )
+                ) from flight.error
+        return original_run(tuner, *args, **kwargs)
+
+    def _enter(self, tuner, key, args, kwargs):
+        """(None, False) if the key is tuned now, else (its flight, whether we own it)."""
+        me = threading.get_ident()
+        with self._lock:
+            if key in tuner.cache:
+                return None, False
+            flight = self._flights.get((id(tuner), key))
+            if flight is None:
+                flight = self._flights[(id(tuner), key)] = _Flight(me)
+                return flight, True
+        if flight.owner == me:
+            raise ReentrantTuning(
+                "{}[{}] was called again on the thread that is tuning it (from a "
+                "hook?)".format(tuner.base_fn.__name__, key_text(tuner, args, kwargs))
+            )
+        return flight, False
+
+    def _tune(self, flight, slot, original_run, tuner, args, kwargs):
+        try:
+            return original_run(tuner, *args, **kwargs)
+        except BaseException as error:
+            flight.error = error
+            raise
+        finally:
+            with self._lock:
+                del self._flights[slot]
+            flight.done.set()

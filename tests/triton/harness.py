@@ -1,0 +1,64 @@
+"""Shared pieces of the recorder tests: the import path, threads started together, the binary.
+
+Importing it puts stress/triton/ on sys.path, so that the tests import the recorder's modules the
+way the driver does.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from standin_autotuner import Autotuner
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO / "stress" / "triton") not in sys.path:
+    sys.path.insert(0, str(REPO / "stress" / "triton"))
+
+
+def run_together(threads, body):
+    """Runs body(i) on `threads` threads released at once; returns each result or exception."""
+    barrier = threading.Barrier(threads)
+    outcomes = [None] * threads
+
+    def worker(i):
+        barrier.wait()
+        try:
+            outcomes[i] = body(i)
+        except Exception as error:  # the test inspects it
+            outcomes[i] = error
+
+    pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join(timeout=60)
+        if thread.is_alive():
+            raise AssertionError("a worker thread hung for 60 s")
+    return outcomes
+
+
+def safetune_binary():
+    """$SAFETUNE_BINARY (ctest sets it), else None."""
+    path = os.environ.get("SAFETUNE_BINARY")
+    return path if path and os.access(path, os.X_OK) else None
+
+
+def safetune_check(trace, *flags):
+    return subprocess.run(
+        [safetune_binary(), "check", str(trace), *flags], capture_output=True, text=True, timeout=60
+    )
+
+
+def fresh_autotuner_class():
+    """A subclass of the stand-in Autotuner, so that each test patches a class of its own."""
+    return type("Autotuner", (Autotuner,), {})
+
+
+def read_trace(path):
+    """(header, events) of a trace file, each line parsed."""
+    with open(path, encoding="utf-8") as trace:
+        lines = [json.loads(line) for line in trace if line.strip()]
+    return lines[0], lines[1:]

@@ -1,0 +1,80 @@
+"""stress/triton/driver.py and run_gpu.py end to end, on fake torch and triton (fake_gpu/).
+
+The fakes run the real driver, scenarios, recorder, fix and `safetune check` over the stand-in
+autotuner: this tests the plumbing that ci/gpu relies on (files, exit codes, the summary line),
+not Triton."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from harness import REPO, safetune_binary
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STRESS = os.path.join(REPO, "stress", "triton")
+
+
+def python(script, *args, fake_gpu=True):
+    path = [os.path.join(HERE, "fake_gpu"), HERE] if fake_gpu else []
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    return subprocess.run(
+        [sys.executable, os.path.join(STRESS, script), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+class DriverUsageTest(unittest.TestCase):
+    def test_an_unknown_scenario_is_a_usage_error(self):
+        result = python("driver.py", "--scenarios", "report,matmul")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("unknown scenario(s) ['matmul']", result.stderr)
+
+    def test_without_torch_and_triton_run_gpu_says_skipped(self):
+        try:
+            import torch  # noqa: F401
+
+            self.skipTest("torch is installed here")
+        except ImportError:
+            pass
+        with tempfile.TemporaryDirectory() as out:
+            result = python("run_gpu.py", out, "--safetune", sys.executable, fake_gpu=False)
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertRegex(result.stdout.splitlines()[-1], r"^skipped: triton not importable \(")
+
+
+@unittest.skipUnless(safetune_binary(), "set SAFETUNE_BINARY to the safetune binary")
+class RunGpuOnFakesTest(unittest.TestCase):
+    def test_unfixed_fails_fixed_passes_and_every_output_is_written(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = python("run_gpu.py", out, "--runs", "2", "--safetune", safetune_binary())
+            lines = result.stdout.splitlines()
+            self.assertIn(result.returncode, (0, 1), result.stdout + result.stderr)
+            self.assertRegex(lines[0], r"^unfixed report: 2/2 runs fail with R2/R3 ")
+            self.assertEqual(lines[1], "fixed: 8/8 runs pass with one attempt per key")
+            self.assertRegex(lines[2], r"^recorder overhead report [+-]")
+            self.assertEqual(lines[-1], "; ".join(lines[:3]))
+            for mode in ("unfixed", "fixed"):
+                files = set(os.listdir(os.path.join(out, mode)))
+                self.assertLessEqual(
+                    {
+                        "summary.json",
+                        "report-run1.jsonl",
+                        "report-run1.check.txt",
+                        "report-run1.chrome.json",
+                        "two_kernels-run2.jsonl",
+                    },
+                    files,
+                )
+                self.assertTrue(os.path.exists(os.path.join(out, "driver-{}.log".format(mode))))
+            with open(os.path.join(out, "fixed", "summary.json"), encoding="utf-8") as summary:
+                self.assertEqual(len(json.load(summary)["results"]), 8)
+
+
+if __name__ == "__main__":
+    unittest.main()
