@@ -3,8 +3,8 @@
 // Contract:
 //   - find() takes no lock and writes nothing shared, so any number of threads may look up tuned
 //     keys without contending (the hot path).
-//   - find_or_insert() takes the index's own mutex only when the key is not there yet; it never
-//     blocks on any key's lock or on a tuning attempt.
+//   - find_or_insert() and find_or_on_miss() take the index's own mutex only when the key is not
+//     there yet; they never block on any key's lock or on a tuning attempt.
 //   - An entry, once inserted, is never moved or freed until the index is destroyed, so a pointer
 //     from find() stays valid for the index's whole life.
 // Implementation: a fixed array of buckets, each a singly linked list that only ever grows at
@@ -39,6 +39,19 @@ class KeyIndex {
          entry = entry->next) {
       if (entry->key == key) return entry;
     }
+    return nullptr;
+  }
+
+  // find(), with a miss confirmed under the insert mutex, where `on_miss` then runs: an insert
+  // of `key` by another thread is ordered either before this lookup (and found) or after
+  // on_miss returns. A plain find() may miss an entry that another thread inserted without
+  // synchronizing with this one.
+  template <class OnMiss>
+  Entry* find_or_on_miss(std::string_view key, OnMiss&& on_miss) SAFETUNE_EXCLUDES(insert_mutex_) {
+    if (Entry* found = find(key)) return found;
+    typename Sync::Lock lock(insert_mutex_);
+    if (Entry* found = find(key)) return found;
+    on_miss();
     return nullptr;
   }
 
