@@ -6,8 +6,11 @@
 // does for Rust. A policy provides:
 //
 //   Mutex            lock() / unlock(); not re-entrant.
-//   Lock             RAII holder of a Mutex (scoped), for the annotations below.
-//   CondVar          wait(Lock&) (spurious wake-ups allowed), notify_all().
+//   Lock             RAII holder of a Mutex (scoped), for the annotations below. Relockable, as
+//                    std::unique_lock: unlock() and lock() again before the scope ends (the
+//                    autotuner never does; the broken subjects' steps in stress/subjects/ do).
+//   CondVar          wait(Lock&) (spurious wake-ups allowed), notify_all(); notify_one() exists
+//                    only for the broken subject that wakes too few waiters.
 //   Atomic<T>        load(order) / store(value, order), as std::atomic.
 //   Var<T>           a plain shared variable: every access is get() or set(value), or mut() for
 //                    an in-place update, so a checker policy can see each one (rl::var's `v($)`).
@@ -38,6 +41,9 @@
 #define SAFETUNE_EXCLUDES(...) SAFETUNE_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 #define SAFETUNE_ACQUIRE(...) SAFETUNE_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define SAFETUNE_RELEASE(...) SAFETUNE_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
+// For a function that releases a Lock its caller handed it: clang 14's analysis cannot follow a
+// scoped lock into another function (the broken subjects' steps; the autotuner has none).
+#define SAFETUNE_NO_THREAD_SAFETY_ANALYSIS SAFETUNE_THREAD_ANNOTATION(no_thread_safety_analysis)
 
 namespace safetune {
 
@@ -62,6 +68,9 @@ struct StdSync {
     ~Lock() SAFETUNE_RELEASE() = default;
     Lock(const Lock&) = delete;
     Lock& operator=(const Lock&) = delete;
+    // Releases the mutex early; the destructor then does nothing unless lock() took it back.
+    void unlock() SAFETUNE_RELEASE() { lock_.unlock(); }
+    void lock() SAFETUNE_ACQUIRE() { lock_.lock(); }
 
    private:
     friend class CondVar;
@@ -73,6 +82,7 @@ struct StdSync {
     // Releases the lock while blocked and holds it again on return.
     void wait(Lock& lock) { cv_.wait(lock.lock_); }
     void notify_all() { cv_.notify_all(); }
+    void notify_one() { cv_.notify_one(); }
 
    private:
     std::condition_variable cv_;

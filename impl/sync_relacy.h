@@ -2,9 +2,10 @@
 // autotuner, unchanged, run under Relacy's exhaustive scheduler (tests/formal/).
 //
 // Contract:
-//   - Every primitive maps to Relacy's own: Mutex -> rl::mutex, CondVar -> rl::condition_variable
-//     (spurious wake-ups on), Atomic<T> -> rl::atomic<T> with the same memory orders, ThreadId ->
-//     rl::thread_index(). Each operation is a scheduling point of Relacy's search.
+//   - Every primitive maps to Relacy's own: Mutex -> rl::mutex (Lock holds one, relockable),
+//     CondVar -> rl::condition_variable (spurious wake-ups on), Atomic<T> -> rl::atomic<T> with
+//     the same memory orders, ThreadId -> rl::thread_index(). Each operation is a scheduling
+//     point of Relacy's search.
 //   - Var<T> for an arithmetic or enum T is an rl::var of that value: Relacy checks every access
 //     for data races and records the value in its history.
 //   - Var<T> for any other T (strings, shared_ptr, vectors) keeps the value beside an rl::var
@@ -95,13 +96,25 @@ struct RelacySync {
     explicit Lock(Mutex& mutex, RelacyWhere where = {}) SAFETUNE_ACQUIRE(mutex) : mutex_(mutex) {
       mutex_.lock(where);
     }
-    ~Lock() SAFETUNE_RELEASE() { mutex_.unlock(); }
+    ~Lock() SAFETUNE_RELEASE() {
+      if (held_) mutex_.unlock();
+    }
     Lock(const Lock&) = delete;
     Lock& operator=(const Lock&) = delete;
+    // Releases the mutex early; the destructor then does nothing unless lock() took it back.
+    void unlock(RelacyWhere where = {}) SAFETUNE_RELEASE() {
+      mutex_.unlock(where);
+      held_ = false;
+    }
+    void lock(RelacyWhere where = {}) SAFETUNE_ACQUIRE() {
+      mutex_.lock(where);
+      held_ = true;
+    }
 
    private:
     friend class CondVar;
     Mutex& mutex_;
+    bool held_ = true;  // this fiber's own bookkeeping, not shared state
   };
 
   class CondVar {
@@ -111,6 +124,7 @@ struct RelacySync {
       cv_.wait(lock.mutex_.mutex_, where.info());
     }
     void notify_all(RelacyWhere where = {}) { cv_.notify_all(where.info()); }
+    void notify_one(RelacyWhere where = {}) { cv_.notify_one(where.info()); }
 
    protected:
     rl::condition_variable cv_;
@@ -136,8 +150,8 @@ struct RelacySync {
     rl::atomic<T> atomic_;
   };
 
-  // A scalar kept in an rl::var itself (an enum as its underlying integer, which Relacy's
-  // history can print).
+  // A scalar kept in an rl::var itself (an enum as its underlying integer, promoted so that
+  // Relacy's history prints a number even when the underlying type is a char type).
   template <class T>
   class ScalarVar {
    public:
@@ -148,8 +162,9 @@ struct RelacySync {
     void set(T value, RelacyWhere where = {}) { var_(where.info()) = static_cast<Stored>(value); }
 
    private:
-    using Stored = typename std::conditional_t<std::is_enum_v<T>, std::underlying_type<T>,
-                                               std::type_identity<T>>::type;
+    using Stored = decltype(+std::declval<typename std::conditional_t<
+                                std::is_enum_v<T>, std::underlying_type<T>,
+                                std::type_identity<T>>::type>());
     rl::var<Stored> var_;
   };
 

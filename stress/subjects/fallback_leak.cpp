@@ -14,7 +14,8 @@ class FallbackLeak final : public MiniTuner {
   using MiniTuner::MiniTuner;
 
  protected:
-  Config on_busy_fallback(const Invocation& inv, Lock& lock, Entry& entry) override {
+  Config on_busy_fallback(const Invocation& inv, Lock& lock, Entry& entry) override
+      SAFETUNE_NO_THREAD_SAFETY_ANALYSIS {
     lock.unlock();
     Config launched = launch(inv, fallback_index());
     lock.lock();
@@ -26,17 +27,17 @@ class FallbackLeak final : public MiniTuner {
     const std::string& config = env_.space[static_cast<std::size_t>(winner)].str();
     report(model::EventKind::TuneEnd, inv.key, inv.stream.id(), &config);
     remember(entry, winner);
-    if (entry.attempt.get() == &attempt) entry.attempt.reset();
-    attempt.winner = winner;
-    attempt.done = true;
+    clear_attempt(entry, attempt);
+    attempt.winner.set(winner);
+    attempt.done.set(true);
     wake_waiters();
   }
 
  private:
   static void remember(Entry& entry, int config) {
-    if (entry.tuned) return;  // insert-if-absent: the first writer wins
-    entry.tuned = true;
-    entry.config = config;
+    if (entry.tuned.get()) return;  // insert-if-absent: the first writer wins
+    entry.tuned.set(true);
+    entry.config.set(config);
   }
 };
 

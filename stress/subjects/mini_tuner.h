@@ -6,69 +6,92 @@
 // Contract (the same as the reference's, see docs/rules.md), per key:
 //   - tuned: launch the published config;
 //   - cold: the caller becomes the owner, benches every config in order (pre-bench hook, then the
-//     benchmark under the environment's re-entrant bench lock), publishes the argmin, wakes the
-//     waiters and launches; if every config failed, the owner and its waiters get an error and
-//     the key is cold again;
+//     benchmark under the re-entrant bench lock), publishes the argmin, wakes the waiters and
+//     launches; if every config failed, the owner and its waiters get an error and the key is
+//     cold again;
 //   - tuning by another thread: wait (block) or launch the fallback (fallback);
 //   - tuning by this thread (re-entry): an error or the fallback, never a wait.
 // White-box events go to the environment's observer at the points that order them correctly:
 // tune_begin/tune_end, wait_begin/wait_end and invalidate under the mutex, bench after each
 // benchmark, launch after the kernel's launch.
 //
-// Invariants (all fields guarded by mutex_): entry.attempt is set exactly while an attempt is in
-// flight; entry.tuned implies entry.config is the published winner (a subject that breaks this
-// is stale-publish); an Attempt's done is set once, with its outcome, and then waiters wake.
+// Invariants (all shared state guarded by mutex_): entry.attempt is set exactly while an attempt
+// is in flight; entry.tuned implies entry.config is the published winner (a subject that breaks
+// this is stale-publish); an Attempt's done is set once, with its outcome, and then waiters wake.
+//
+// Like the reference, BasicMiniTuner<Sync> and the subjects built on it are written against the
+// sync policy (impl/sync.h): every lock, condition variable and shared field goes through Sync.
+// `safetune stress` runs them with StdSync (MiniTuner, compiled once in mini_tuner.cpp); the
+// formal tests run the same code with RelacySync (tests/formal/subject_formal_test.cpp), so that
+// Relacy sees each subject's races, deadlocks and lost wake-ups.
 #pragma once
 
-#include <condition_variable>
+#include <cmath>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
-#include <thread>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "impl/bench_lock.h"
+#include "impl/sync.h"
 #include "stress/subject.h"
 
 namespace safetune::stress::subjects {
 
-class MiniTuner : public Subject {
+template <class Sync>
+class BasicMiniTuner : public Subject {
  public:
-  explicit MiniTuner(const SubjectEnvironment& environment) : env_(environment) {}
+  // `bench_lock`: the device's re-entrant bench lock, or null. SubjectEnvironment::bench_lock is
+  // the real-thread one, so another policy passes its own.
+  BasicMiniTuner(const SubjectEnvironment& environment, BasicBenchLock<Sync>* bench_lock)
+      : env_(environment), bench_lock_(bench_lock) {}
+  // On real threads: the environment's bench lock.
+  explicit BasicMiniTuner(const SubjectEnvironment& environment)
+    requires std::is_same_v<Sync, StdSync>
+      : BasicMiniTuner(environment, environment.bench_lock) {}
 
   Config call(const Invocation& inv) override;
   void invalidate(std::string_view key) override;
 
  protected:
-  using Lock = std::unique_lock<std::mutex>;
+  using Lock = typename Sync::Lock;
+  template <class T>
+  using Var = typename Sync::template Var<T>;
 
   struct Attempt {
-    std::thread::id owner = std::this_thread::get_id();
-    bool done = false;
-    int winner = -1;    // -1: failed
-    std::string error;  // why it failed
+    const typename Sync::ThreadId owner = Sync::thread_id();  // constructed by its owner
+    Var<bool> done{false};
+    Var<int> winner{-1};  // -1: failed
+    Var<std::string> error;  // why it failed
   };
   using AttemptPtr = std::shared_ptr<Attempt>;
 
   struct Entry {
-    bool tuned = false;
-    int config = 0;  // the published winner's index while tuned (0 before any)
-    AttemptPtr attempt;
+    Var<bool> tuned{false};
+    Var<int> config{0};  // the published winner's index while tuned (0 before any)
+    Var<AttemptPtr> attempt;
   };
 
   // ---- The steps a broken subject may override. `lock` holds mutex_ when a step is called;
-  // ---- the step may release it (it does, before any launch, benchmark or throw).
+  // ---- the step may release it (it does, before any launch, benchmark or throw). clang's
+  // ---- analysis cannot follow `lock` into a step (SAFETUNE_NO_THREAD_SAFETY_ANALYSIS).
 
   // The calling thread owns this key's attempt in flight.
-  virtual Config on_reentry(const Invocation& inv, Lock& lock, Entry& entry);
+  virtual Config on_reentry(const Invocation& inv, Lock& lock, Entry& entry)
+      SAFETUNE_NO_THREAD_SAFETY_ANALYSIS;
   // Another thread's attempt is in flight and the wait policy is fallback.
-  virtual Config on_busy_fallback(const Invocation& inv, Lock& lock, Entry& entry);
+  virtual Config on_busy_fallback(const Invocation& inv, Lock& lock, Entry& entry)
+      SAFETUNE_NO_THREAD_SAFETY_ANALYSIS;
   // Blocks until `attempt` is done, then launches what it published or rethrows its failure.
-  virtual Config wait_for(const Invocation& inv, Lock& lock, Entry& entry, AttemptPtr attempt);
+  virtual Config wait_for(const Invocation& inv, Lock& lock, Entry& entry, AttemptPtr attempt)
+      SAFETUNE_NO_THREAD_SAFETY_ANALYSIS;
   // A waiter woke to find its attempt failed.
   virtual Config on_waited_failure(const Invocation& inv, Lock& lock, Entry& entry,
-                                   const Attempt& attempt);
+                                   const Attempt& attempt) SAFETUNE_NO_THREAD_SAFETY_ANALYSIS;
   // Runs the hook and the benchmark of one config, with no mutex_ held. Throws on failure.
   virtual double measure(const Invocation& inv, const Config& config);
   // The index of the winner among `times` (nullopt: that config failed); -1 when all failed.
@@ -83,22 +106,209 @@ class MiniTuner : public Subject {
   virtual void after_owner_launch(Entry& /*entry*/, int /*winner*/) {}
 
   // ---- Helpers for the steps. ----
-  Config tune(const Invocation& inv, Lock& lock, Entry& entry);  // the owner's whole attempt
+  // The owner's whole attempt; `lock` as for the steps.
+  Config tune(const Invocation& inv, Lock& lock, Entry& entry) SAFETUNE_NO_THREAD_SAFETY_ANALYSIS;
   Config launch(const Invocation& inv, int index);               // no mutex_ held
+  // Under mutex_: the key has no attempt in flight any more, unless a newer one replaced it.
+  static void clear_attempt(Entry& entry, const Attempt& attempt);
   void report(model::EventKind kind, std::string_view key, int stream,
               const std::string* config = nullptr, const std::string* error = nullptr,
               std::optional<double> time_ns = std::nullopt) const noexcept;
   int fallback_index() const;
 
   const SubjectEnvironment env_;
-  std::mutex mutex_;
-  std::condition_variable finished_;  // notified when any attempt completes
+  BasicBenchLock<Sync>* const bench_lock_;
+  typename Sync::Mutex mutex_;
+  typename Sync::CondVar finished_;  // notified when any attempt completes
 
  private:
-  Config route(const Invocation& inv, Lock& lock, Entry& entry);
   std::optional<double> bench_one(const Invocation& inv, const Config& config, std::string& failures);
 
-  std::map<std::string, Entry, std::less<>> entries_;  // nodes never move: references stay valid
+  // Nodes never move, so references to entries stay valid after mutex_ is released.
+  Var<std::map<std::string, Entry, std::less<>>> entries_ SAFETUNE_GUARDED_BY(mutex_);
 };
+
+// The real-thread binding, for `safetune stress` and the subjects that only run there.
+using MiniTuner = BasicMiniTuner<StdSync>;
+
+// =============================================================================================
+// Implementation details follow.
+// =============================================================================================
+
+template <class Sync>
+Config BasicMiniTuner<Sync>::call(const Invocation& inv) {
+  // Declared before the lock: a waiter gives up its bench-lock holds while it waits and takes
+  // them back after mutex_ is released (impl/bench_lock.h explains the deadlock this avoids).
+  BasicBenchLockYield<Sync> yield(bench_lock_);
+  Lock lock(mutex_);
+  Entry& entry = entries_.mut().try_emplace(std::string(inv.key)).first->second;
+  if (entry.tuned.get()) {
+    const int config = entry.config.get();
+    lock.unlock();
+    return launch(inv, config);
+  }
+  AttemptPtr attempt = entry.attempt.get();
+  if (!attempt) return tune(inv, lock, entry);
+  if (attempt->owner == Sync::thread_id()) return on_reentry(inv, lock, entry);
+  if (env_.wait == model::WaitPolicy::Fallback) return on_busy_fallback(inv, lock, entry);
+  yield.release();
+  return wait_for(inv, lock, entry, std::move(attempt));
+}
+
+template <class Sync>
+void BasicMiniTuner<Sync>::invalidate(std::string_view key) {
+  Lock lock(mutex_);
+  Entry& entry = entries_.mut().try_emplace(std::string(key)).first->second;
+  if (!entry.attempt.get()) entry.tuned.set(false);  // on a key in tuning it has no effect
+  report(model::EventKind::Invalidate, key, -1);
+}
+
+template <class Sync>
+Config BasicMiniTuner<Sync>::on_reentry(const Invocation& inv, Lock& lock, Entry&) {
+  lock.unlock();
+  if (env_.reentry == model::ReentryPolicy::Fallback) return launch(inv, fallback_index());
+  throw std::logic_error("key '" + std::string(inv.key) + "': re-entrant call from its owner");
+}
+
+template <class Sync>
+Config BasicMiniTuner<Sync>::on_busy_fallback(const Invocation& inv, Lock& lock, Entry&) {
+  lock.unlock();
+  return launch(inv, fallback_index());
+}
+
+template <class Sync>
+Config BasicMiniTuner<Sync>::wait_for(const Invocation& inv, Lock& lock, Entry& entry,
+                                      AttemptPtr attempt) {
+  report(model::EventKind::WaitBegin, inv.key, inv.stream.id());
+  // A loop, not one wait: wake-ups may be spurious, and the shared condvar serves every key.
+  while (!attempt->done.get()) finished_.wait(lock);
+  report(model::EventKind::WaitEnd, inv.key, inv.stream.id());
+  if (attempt->winner.get() < 0) return on_waited_failure(inv, lock, entry, *attempt);
+  // Read the key's published fields, as a cache would; a later attempt may have replaced them.
+  const int config = entry.tuned.get() ? entry.config.get() : attempt->winner.get();
+  lock.unlock();
+  return launch(inv, config);
+}
+
+template <class Sync>
+Config BasicMiniTuner<Sync>::on_waited_failure(const Invocation&, Lock& lock, Entry&,
+                                               const Attempt& attempt) {
+  const std::string error = attempt.error.get();
+  lock.unlock();
+  throw std::runtime_error(error);
+}
+
+template <class Sync>
+Config BasicMiniTuner<Sync>::tune(const Invocation& inv, Lock& lock, Entry& entry) {
+  auto attempt = std::make_shared<Attempt>();
+  entry.attempt.set(attempt);
+  report(model::EventKind::TuneBegin, inv.key, inv.stream.id());
+  lock.unlock();
+  std::vector<std::optional<double>> times;
+  std::string failures;
+  for (const Config& config : env_.space.configs()) times.push_back(bench_one(inv, config, failures));
+  const int winner = pick_winner(times);
+  lock.lock();
+  if (winner < 0) {
+    attempt->error.set("key '" + std::string(inv.key) + "': every config failed: " + failures);
+    fail(inv, entry, *attempt);
+    const std::string error = attempt->error.get();
+    lock.unlock();
+    throw std::runtime_error(error);
+  }
+  publish(inv, entry, *attempt, winner);
+  lock.unlock();
+  Config launched = launch(inv, winner);
+  after_owner_launch(entry, winner);
+  return launched;
+}
+
+template <class Sync>
+std::optional<double> BasicMiniTuner<Sync>::bench_one(const Invocation& inv, const Config& config,
+                                                      std::string& failures) {
+  // No sync operation in the handler: under Relacy every thread is a fiber of one OS thread, and
+  // a fiber switch inside a catch block would mix the fibers' exception state.
+  try {
+    const double time = measure(inv, config);
+    report(model::EventKind::Bench, inv.key, inv.stream.id(), &config.str(), nullptr, time);
+    return time;
+  } catch (const std::exception& e) {
+    const std::string error = e.what();
+    report(model::EventKind::Bench, inv.key, inv.stream.id(), &config.str(), &error);
+    failures += (failures.empty() ? "" : "; ") + config.str() + ": " + error;
+    return std::nullopt;
+  }
+}
+
+template <class Sync>
+double BasicMiniTuner<Sync>::measure(const Invocation& inv, const Config& config) {
+  if (env_.pre_bench_hook) env_.pre_bench_hook(inv, config);
+  BasicBenchLockHold<Sync> hold(bench_lock_);
+  const double time = env_.kernel.benchmark(inv, config);
+  if (!std::isfinite(time) || time < 0) throw LaunchError("invalid benchmark time");
+  return time;
+}
+
+template <class Sync>
+int BasicMiniTuner<Sync>::pick_winner(const std::vector<std::optional<double>>& times) const {
+  int best = -1;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (times[i] && (best < 0 || *times[i] < *times[static_cast<std::size_t>(best)])) {
+      best = static_cast<int>(i);  // strict: a tie keeps the config benched first
+    }
+  }
+  return best;
+}
+
+template <class Sync>
+void BasicMiniTuner<Sync>::publish(const Invocation& inv, Entry& entry, Attempt& attempt,
+                                   int winner) {
+  const std::string& config = env_.space[static_cast<std::size_t>(winner)].str();
+  report(model::EventKind::TuneEnd, inv.key, inv.stream.id(), &config);
+  entry.config.set(winner);
+  entry.tuned.set(true);
+  clear_attempt(entry, attempt);
+  attempt.winner.set(winner);
+  attempt.done.set(true);
+  wake_waiters();
+}
+
+template <class Sync>
+void BasicMiniTuner<Sync>::fail(const Invocation& inv, Entry& entry, Attempt& attempt) {
+  const std::string error = attempt.error.get();
+  report(model::EventKind::TuneEnd, inv.key, inv.stream.id(), nullptr, &error);
+  clear_attempt(entry, attempt);
+  attempt.done.set(true);
+  wake_waiters();
+}
+
+template <class Sync>
+void BasicMiniTuner<Sync>::clear_attempt(Entry& entry, const Attempt& attempt) {
+  if (entry.attempt.get().get() == &attempt) entry.attempt.set(nullptr);
+}
+
+template <class Sync>
+Config BasicMiniTuner<Sync>::launch(const Invocation& inv, int index) {
+  const Config& config = env_.space[static_cast<std::size_t>(index)];
+  env_.kernel.launch(inv, config);
+  report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
+  return config;
+}
+
+template <class Sync>
+void BasicMiniTuner<Sync>::report(model::EventKind kind, std::string_view key, int stream,
+                                  const std::string* config, const std::string* error,
+                                  std::optional<double> time_ns) const noexcept {
+  if (env_.observer == nullptr) return;
+  env_.observer->record(ObservedEvent{kind, env_.kernel.name(), key, config, error, time_ns, stream});
+}
+
+template <class Sync>
+int BasicMiniTuner<Sync>::fallback_index() const {
+  return static_cast<int>(env_.space.index_of(*env_.fallback).value());
+}
+
+// The real-thread binding is compiled once, in mini_tuner.cpp.
+extern template class BasicMiniTuner<StdSync>;
 
 }  // namespace safetune::stress::subjects

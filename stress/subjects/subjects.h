@@ -1,8 +1,10 @@
 // The deliberately broken subjects (issue 3): each is a small autotuner with one real bug class,
 // in its own file. Most derive from MiniTuner (mini_tuner.h) and override the one step where
 // their bug lives; `unlocked` and `check-then-act` stand alone, black-box, as a user's autotuner
-// would. subject_registry.cpp lists them with their one-line bug and their scenario, and
-// docs/subjects.md says how each is caught.
+// would. Those whose bug is a synchronization bug are class templates on the sync policy, in
+// their own header, so that the formal tests run the same code under Relacy; their .cpp holds
+// only the factory below, which binds them to real threads. subject_registry.cpp lists them with
+// their one-line bug and their scenario, and docs/subjects.md says how each is caught.
 #pragma once
 
 #include <memory>

@@ -20,7 +20,7 @@
 #include "tests/formal/fake_kernel.h"
 #include "tests/formal/fiber_trace.h"
 
-#include "impl/sync_relacy.h"  // last: Relacy's headers define macros (see there)
+#include "tests/formal/relacy_execution.h"  // last: it includes Relacy (see there)
 
 namespace safetune::formal {
 
@@ -33,39 +33,6 @@ struct Setup {
   ReentryPolicy reentry = ReentryPolicy::Error;
   bool bench_lock = false;
   int failing_benchmarks = 0;
-};
-
-// The model's complaint about the last failing execution, for the test to print.
-inline std::string& last_violation() {
-  static std::string text;
-  return text;
-}
-
-inline unsigned relacy_thread() { return rl::thread_index(); }
-
-// Turns Relacy's allocator off for one execution, for as long as it lives.
-//
-// relacy.hpp replaces the global operator new and delete. Inside an execution every allocation
-// is then leak-checked, and every delete becomes a branch of the search (free now or defer).
-// The autotuner, the model and the trace allocate ordinary std:: strings, maps and shared_ptrs:
-// that would multiply the executions by 2^(number of frees), and the model's allocations in
-// after() would count as the test's. Relacy has a switch for its own allocations, the protected
-// counter disable_alloc_ (while it is non-zero, new and delete go to malloc and free); this
-// raises it. It must be the suite's first member, so that every allocation of the suite, from
-// its constructor to its destructor, goes to malloc and free.
-class PlainAllocator {
- public:
-  PlainAllocator() { ++counter(rl::ctx()); }
-  ~PlainAllocator() { --counter(rl::ctx()); }
-  PlainAllocator(const PlainAllocator&) = delete;
-  PlainAllocator& operator=(const PlainAllocator&) = delete;
-
- private:
-  // A derived class may name a protected member; the pointer to it then reaches any context.
-  struct Access : rl::context {
-    static int& of(rl::context& context) { return context.*(&Access::disable_alloc_); }
-  };
-  static int& counter(rl::context& context) { return Access::of(context); }
 };
 
 template <class Derived, rl::thread_id_t Threads, class Sync>
@@ -83,16 +50,9 @@ struct AutotunerSuite : rl::test_suite<Derived, Threads> {
   std::optional<std::string> call(std::string_view key) {
     const int thread = static_cast<int>(rl::thread_index());
     FakeStream stream(thread);
-    trace.call_begin(kKernel, key, thread);
-    std::optional<std::string> config;
-    std::optional<std::string> error;
-    try {
-      config = tuner.call(Invocation{key, stream, nullptr}).str();
-    } catch (const std::exception& e) {  // no Relacy operation in a handler (fibers share it)
-      error = e.what();
-    }
-    trace.call_end(kKernel, key, thread, config ? &*config : nullptr, error ? &*error : nullptr);
-    return config;
+    return trace.recorded_call(kKernel, key, thread, [&]() -> const Config& {
+      return tuner.call(Invocation{key, stream, nullptr});
+    });
   }
 
   void after() {

@@ -9,6 +9,8 @@
 // not include Relacy, whose headers belong to one translation unit); its stream has that number.
 #pragma once
 
+#include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +31,12 @@ class FiberTrace : public Observer {
   void call_begin(std::string_view kernel, std::string_view key, int thread);
   void call_end(std::string_view kernel, std::string_view key, int thread,
                 const std::string* config, const std::string* error);
+  // One call of `kernel` on `key` by `thread`: call_begin, then `call()` (returns the launched
+  // Config, or throws), then call_end with the config or the exception's message. Returns the
+  // launched config, or nothing when the call raised.
+  template <class Call>
+  std::optional<std::string> recorded_call(std::string_view kernel, std::string_view key,
+                                           int thread, Call&& call);
 
   // The model's verdict on the trace so far; empty when it breaks no rule, otherwise every
   // violation and the whole trace, ready to print.
@@ -41,6 +49,21 @@ class FiberTrace : public Observer {
   ThreadIndex current_thread_;
   std::vector<model::Event> events_;
 };
+
+template <class Call>
+std::optional<std::string> FiberTrace::recorded_call(std::string_view kernel, std::string_view key,
+                                                     int thread, Call&& call) {
+  call_begin(kernel, key, thread);
+  std::optional<std::string> config;
+  std::optional<std::string> error;
+  try {
+    config = call().str();
+  } catch (const std::exception& e) {  // no Relacy operation in a handler (fibers share it)
+    error = e.what();
+  }
+  call_end(kernel, key, thread, config ? &*config : nullptr, error ? &*error : nullptr);
+  return config;
+}
 
 // The header of a white-box trace of kernel `kernel` with `configs`, under `policy`.
 model::Header white_box_header(const std::string& kernel, std::vector<std::string> configs,
