@@ -120,7 +120,7 @@ ProgramMix mix_named(const std::string& name) {
   ProgramMix mix;
   if (name == "reentry") mix.reenter = 0.5, mix.invalidate = 0.05;
   else if (name == "nested") mix.nested = 0.5, mix.invalidate = 0.05;
-  else if (name == "faults") mix.failing_attempt = 0.7;
+  else if (name == "faults") mix.failing_attempt = 0.7, mix.invalidate = 0.05;
   else throw std::invalid_argument("unknown program mix '" + name + "'");
   return mix;
 }

@@ -34,10 +34,11 @@ struct ProgramMix {
 //   reentry: half of the owners' first hooks re-enter the same key, with invalidations so that
 //            keys are tuned again and again;
 //   nested:  half of them call a later key (nested tuning), with invalidations;
-//   faults:  seven in ten owners' attempts fail on every config, until each key is tuned. No
-//            invalidations: with them, the model (R8, white-box) blames a waiter whose wait began
-//            on an earlier, successful attempt and outlived a later failed one.
-// The reference passes under every one of them (tests/stress/subject_scenario_test.cpp).
+//   faults:  seven in ten owners' attempts fail on every config, with 5% invalidations, so that
+//            keys go cold and fail again all through the run (each failure with waiters is a
+//            chance for a bug of error propagation to show).
+// The reference passes under every one of them (the reference rows of the catch table,
+// tests/stress/subject_catch_table.cpp).
 const std::vector<std::string>& mix_names();
 // The mix called `name`, which must be one of mix_names() (std::invalid_argument otherwise).
 ProgramMix mix_named(const std::string& name);
