@@ -2,7 +2,8 @@
 """Runs Triton's @triton.autotune from many threads, records traces, and has safetune judge them.
 
     python3 stress/triton/driver.py [--fix] [--runs N] [--threads N] [--scenarios a,b]
-                                    [--out DIR] [--safetune PATH] [--bench-ms W,R] [--overhead]
+                                    [--out DIR] [--safetune PATH] [--bench-ms W,R]
+                                    [--overhead [--pairs N]]
 
 For each run and scenario (scenarios.py) it builds fresh autotuners, installs the recorder
 (recorder.py; with --fix, the fix of single_flight.py under it), runs the scenario's threads
@@ -10,24 +11,31 @@ For each run and scenario (scenarios.py) it builds fresh autotuners, installs th
 .check.txt; a Chrome timeline of the report scenario's first run in .chrome.json), and prints one
 row. At the end it prints each scenario's figures over its runs and writes OUT/summary.json.
 
---overhead also runs every scenario without the recorder (with --fix: with the fix alone), and
-reports the recorder's cost in wall time. Before the runs, an untimed, unrecorded single-thread
-pass compiles every config (so that runs time tuning, not Triton's compiler), unless
---no-warmup. --bench-ms sets do_bench's warm-up and repetition times (Triton's default is 25,100;
-shorter keeps the 100-config scenario within minutes, and the race does not depend on it).
+--overhead then measures the recorder's cost in wall time (results.overhead): --pairs N (9) pairs
+per scenario, each a run with the recorder and one without (with --fix: with the fix alone), back
+to back, neither written nor checked. The pairs are interleaved: pair i runs every scenario in
+turn, with the recorder first in odd pairs and second in even ones, so that drift on the machine
+hits both halves of a pair alike. A scenario's cost is the median over its pairs of wall with /
+wall without - 1 (the total: of the sums over the scenarios).
+
+Before the runs, an untimed, unrecorded single-thread pass compiles every config (so that runs
+time tuning, not Triton's compiler), unless --no-warmup. --bench-ms sets do_bench's warm-up and
+repetition times (Triton's default is 25,100; shorter keeps the 100-config scenario within
+minutes, and the race does not depend on it).
 
 Exit status: 0 every trace passed the check, 1 a trace broke a rule (or threads hung), 2 usage or
 checker input error, 3 skipped: Triton, torch or a CUDA device is missing.
 """
 
 import argparse
+import gc
 import json
 import os
 import sys
 import time
 
 from recorder import Recorder, describe
-from results import overhead, per_scenario, table
+from results import judge_overhead, overhead, per_scenario, table
 from safetune_check import check, find_safetune
 from single_flight import SingleFlightFix
 from triton_api import triton_version
@@ -52,7 +60,10 @@ def parse_args(argv):
     )
     parser.add_argument("--bench-ms", default="1,5", help="do_bench warm-up,repetition ms (1,5)")
     parser.add_argument(
-        "--overhead", action="store_true", help="also time runs without the recorder"
+        "--overhead", action="store_true", help="then time runs with and without the recorder"
+    )
+    parser.add_argument(
+        "--pairs", type=int, default=9, help="--overhead's pairs of runs per scenario (9)"
     )
     parser.add_argument("--no-warmup", action="store_true", help="skip the compiling pass")
     args = parser.parse_args(argv)
@@ -70,8 +81,8 @@ def parse_args(argv):
         args.bench_ms = ()
     if len(args.bench_ms) != 2 or min(args.bench_ms) <= 0:
         parser.error("--bench-ms wants two positive numbers, WARMUP,REP (e.g. 1,5)")
-    if args.runs < 1 or (args.threads is not None and args.threads < 1):
-        parser.error("--runs and --threads must be at least 1")
+    if args.runs < 1 or args.pairs < 1 or (args.threads is not None and args.threads < 1):
+        parser.error("--runs, --pairs and --threads must be at least 1")
     args.out = args.out or os.path.join(
         "build", "triton-stress", "fixed" if args.fix else "unfixed"
     )
@@ -115,13 +126,67 @@ def warm_up(scenario, bench, threads, torch):
         torch.cuda.synchronize()
 
 
-def untraced_wall(scenario, args, bench, threads, workers):
-    fix = SingleFlightFix().install() if args.fix else None
-    try:
-        return workers.run_threads(scenario, scenario.build(bench), threads)["wall_s"]
-    finally:
-        if fix:
-            fix.uninstall()
+class Hung(Exception):
+    """Threads of a run never ended: the process cannot join them, so it must exit."""
+
+
+def timed_wall(scenario, args, bench, threads, workers, traced):
+    """One run for --overhead, with the recorder or without (the fix alone with --fix): its wall."""
+    kernels = scenario.build(bench)
+    gc.collect()  # before, not during: a collection would fall in one half of a pair only
+    if traced:
+        with Recorder(fix=args.fix) as recorder:
+            outcome = workers.run_threads(scenario, kernels, threads, recorder)
+    else:
+        fix = SingleFlightFix().install() if args.fix else None
+        try:
+            outcome = workers.run_threads(scenario, kernels, threads)
+        finally:
+            if fix:
+                fix.uninstall()
+    if outcome["hung_threads"]:
+        raise Hung(
+            "{} thread(s) hung in {} ({} the recorder)".format(
+                outcome["hung_threads"], scenario.name, "with" if traced else "without"
+            )
+        )
+    return outcome["wall_s"]
+
+
+def measure_overhead(chosen, args, bench, workers):
+    """--overhead's pairs (results.overhead reads them), interleaved as the docstring says."""
+    pairs = []
+    for pair in range(1, args.pairs + 1):
+        traced_first = pair % 2 == 1
+        walls = []
+        for scenario in chosen:
+            threads = args.threads or scenario.threads
+            wall = {}
+            for traced in (True, False) if traced_first else (False, True):
+                wall[traced] = timed_wall(scenario, args, bench, threads, workers, traced)
+            pairs.append(
+                {
+                    "scenario": scenario.name,
+                    "pair": pair,
+                    "traced_first": traced_first,
+                    "traced_s": wall[True],
+                    "untraced_s": wall[False],
+                }
+            )
+            walls.append(
+                "{} {}/{}".format(scenario.name, _seconds(wall[True]), _seconds(wall[False]))
+            )
+        print(
+            "overhead pair {}/{}, wall s with/without the recorder: {}".format(
+                pair, args.pairs, ", ".join(walls)
+            ),
+            flush=True,
+        )
+    return pairs
+
+
+def _seconds(wall):
+    return "-" if wall is None else "{:.3f}".format(wall)
 
 
 def traced_run(scenario, run, args, bench, threads, workers, safetune):
@@ -142,7 +207,6 @@ def traced_run(scenario, run, args, bench, threads, workers, safetune):
         keys=len(keys),
         trace=stem + ".jsonl",
         check=verdict,
-        wall_untraced_s=None,
     )
     return outcome
 
@@ -189,7 +253,15 @@ def main(argv=None):
             warm_up(scenario, bench, args.threads or scenario.threads, torch)
         print("warm-up (compiling every config): {:.1f} s".format(time.perf_counter() - start))
     results = run_all(chosen, args, bench, workers, safetune)
-    return finish(results, args)
+    pairs = []
+    if args.overhead:
+        try:
+            pairs = measure_overhead(chosen, args, bench, workers)
+        except Hung as hung:
+            print("driver: {}; stopping".format(hung))
+            finish(results, args, pairs)
+            os._exit(1)  # hung threads cannot be joined
+    return finish(results, args, pairs)
 
 
 def run_all(chosen, args, bench, workers, safetune):
@@ -198,13 +270,7 @@ def run_all(chosen, args, bench, workers, safetune):
     for run in range(1, args.runs + 1):
         for scenario in chosen:
             threads = args.threads or scenario.threads
-            untraced = None
-            if args.overhead and run % 2:  # alternate the order, so that drift cancels out
-                untraced = untraced_wall(scenario, args, bench, threads, workers)
             result = traced_run(scenario, run, args, bench, threads, workers, safetune)
-            if args.overhead and untraced is None:
-                untraced = untraced_wall(scenario, args, bench, threads, workers)
-            result["wall_untraced_s"] = untraced
             results.append(result)
             print(table([result]).splitlines()[-1], flush=True)
             if result["hung_threads"]:
@@ -218,7 +284,7 @@ def run_all(chosen, args, bench, workers, safetune):
     return results
 
 
-def finish(results, args):
+def finish(results, args, pairs=()):
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as out:
         json.dump(
             {
@@ -226,7 +292,8 @@ def finish(results, args):
                 "triton": triton_version(),
                 "bench_ms": args.bench_ms,
                 "results": results,
-                "overhead": overhead(results),
+                "overhead_pairs": list(pairs),
+                "overhead": overhead(pairs),
             },
             out,
             indent=1,
@@ -234,12 +301,8 @@ def finish(results, args):
     print("\n" + table(results) + "\n")
     for line in per_scenario(results):
         print(line)
-    costs = overhead(results)
-    if costs:
-        print(
-            "recorder overhead (median wall with / without - 1): "
-            + ", ".join("{} {:+.1%}".format(name, cost) for name, cost in costs.items())
-        )
+    if pairs:
+        print(judge_overhead(pairs)[1])
     failed = [r for r in results if r["check"]["exit"] != 0 or r["hung_threads"]]
     for trace in sorted({r["scenario"]: r["trace"] for r in reversed(failed)}.values()):
         print(

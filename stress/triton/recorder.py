@@ -28,19 +28,20 @@ Contract:
 
 import math
 import threading
+from operator import itemgetter
 
 from config_text import config_fields, config_text, launch_text
 from single_flight import SingleFlightFix
 from trace_log import TraceLog
 from triton_api import (
     WRITTEN_FOR,
+    KeyRule,
     TritonApiMismatch,
     key_text,
     load_autotuner_class,
     require_class,
     require_instance,
     triton_version,
-    tuning_key,
 )
 
 _INSTALLED_MARK = "_safetune_recorder"
@@ -53,7 +54,10 @@ def describe(error):
 
 
 class _Kernel:
-    """One Autotuner seen by the recorder: its trace name, config texts and launch probe."""
+    """One Autotuner seen by the recorder: its trace name, config texts and launch probe.
+
+    Everything a call on a tuned key needs is worked out here, once: the key rule, the key's text
+    and a table that names a launch by one lookup of its values."""
 
     def __init__(self, tuner, name):
         self.tuner = tuner
@@ -68,15 +72,18 @@ class _Kernel:
                 "tell them apart".format(name, "; ".join(twins))
             )
         self.text_by_id = {id(c): t for c, t in zip(self.configs, self.texts)}
-        # (names, values) -> text: a launch is named by one lookup, not by formatting its kwargs.
-        self.text_by_values = {}
+        # For each set of names the configs pass: the values of those names -> text, so that a
+        # launch is named by one lookup, not by formatting its kwargs.
+        self.launch_tables = {}  # names -> (getter of their values, {values: text})
         for config, text in zip(self.configs, self.texts):
             fields = config_fields(config)
             names = tuple(sorted(fields))
-            _put(self.text_by_values, (names, tuple(fields[n] for n in names)), text)
-        self.name_sets = list(dict.fromkeys(names for names, _ in self.text_by_values)) or [
-            tuple(sorted(config_fields(self.configs[0])))
-        ]
+            if names not in self.launch_tables:
+                self.launch_tables[names] = (_values_getter(names), {})
+            getter, table = self.launch_tables[names]
+            _put(table, getter(fields), text)
+        self.name_sets = list(self.launch_tables) or [()]
+        self.key_of = KeyRule(tuner).key
         self.key_texts = {}  # Triton's key tuple -> its text in the trace
         self.pruned = False
         self.probe = None
@@ -86,15 +93,19 @@ class _Kernel:
 
     def key_text(self, key, args, kwargs):
         """One text per Triton key tuple, so that the trace's keys are Triton's keys."""
-        text = _get(self.key_texts, key)
-        if text is None:
-            text = key_text(self.tuner, args, kwargs)
-            _put(self.key_texts, key, text)
-        return text
+        try:
+            return self.key_texts[key]
+        except KeyError:
+            return self.key_texts.setdefault(key, key_text(self.tuner, args, kwargs))
+        except TypeError:  # an unhashable key value: no entry can hold it
+            return key_text(self.tuner, args, kwargs)
 
     def launched_text(self, kwargs):
-        for names in self.name_sets:
-            text = _get(self.text_by_values, (names, tuple(kwargs.get(n, _MISSING) for n in names)))
+        for getter, table in self.launch_tables.values():
+            try:
+                text = table.get(getter(kwargs))
+            except (KeyError, TypeError):  # a name not passed, or an unhashable value
+                continue
             if text is not None:
                 return text
         # Not a config of the space (or one with unhashable values): format what was passed.
@@ -102,11 +113,11 @@ class _Kernel:
         return next((t for t in texts if t in self.text_set), texts[0])
 
 
-def _get(table, key):
-    try:
-        return table.get(key)
-    except TypeError:  # an unhashable value: no entry can match it
-        return None
+def _values_getter(names):
+    """A function of a kwargs dict: the values of `names` (KeyError when one is missing)."""
+    if not names:
+        return lambda kwargs: ()
+    return itemgetter(*names)
 
 
 def _put(table, key, value):
@@ -120,16 +131,25 @@ class _LaunchProbe:
     """Stands in for Autotuner.fn: forwards everything, and reports each fn.run to the recorder.
 
     Its attribute `fn` is the wrapped object, so Triton's own walk down `.fn` to the JITFunction
-    (disk cache, listener) still finds it."""
+    (disk cache, listener) still finds it.
+
+    do_bench runs a bench's launch hundreds of times, through here: run() itself tells those
+    launches (and any outside a recorded call of this kernel) from a call's final launch, and
+    calls the recorder only for the latter."""
 
     def __init__(self, fn, recorder, kernel):
         self.fn = fn
-        self._recorder = recorder
+        self._local = recorder._local
+        self._on_launch = recorder._on_launch
         self._kernel = kernel
 
     def run(self, *args, **kwargs):
         result = self.fn.run(*args, **kwargs)
-        self._recorder._on_fn_run(self._kernel, kwargs)
+        thread = getattr(self._local, "state", None)
+        if thread is not None and thread.calls:
+            call = thread.calls[-1]
+            if call.kernel is self._kernel and not call.benching:
+                self._on_launch(thread, call, kwargs)
         return result
 
     def __getattr__(self, name):
@@ -159,6 +179,7 @@ class Recorder:
         self._local = threading.local()
         self._lock = threading.Lock()  # guards the kernel registry
         self._kernels = {}  # id(Autotuner) -> _Kernel
+        self._triton_run = None  # Triton's own run, under the fix if there is one
         self._cls = None
         self._saved = {}
 
@@ -171,13 +192,16 @@ class Recorder:
             raise RuntimeError(
                 "a safetune recorder is already installed on {}".format(cls.__name__)
             )
+        # With the fix, a call goes to the fix's run directly (not through the class), so that
+        # the fix reuses the key computed here instead of computing it again.
+        self._triton_run = cls.run
         if self._fix:
             self._fix.install(cls)
-        run, bench, prune = cls.run, cls._bench, cls.prune_configs
-        recorder = self
+        bench, prune = cls._bench, cls.prune_configs
+        recorder, record = self, self._run
 
         def traced_run(tuner, *args, **kwargs):
-            return recorder._run(run, tuner, args, kwargs)
+            return record(tuner, args, kwargs)
 
         def traced_bench(tuner, *args, config, **meta):
             return recorder._bench(bench, tuner, args, config, meta)
@@ -211,7 +235,7 @@ class Recorder:
             for kernel in self._kernels.values():
                 if kernel.tuner.fn is kernel.probe:
                     kernel.tuner.fn = kernel.probe.fn
-        self._cls, self._saved = None, {}
+        self._cls, self._saved, self._triton_run = None, {}, None
 
     def __enter__(self):
         return self.install() if self._cls is None else self
@@ -275,20 +299,40 @@ class Recorder:
         self._kernels[id(tuner)] = kernel
         return kernel
 
-    def _event(self, thread, event, call, **fields):
+    def _event(self, thread, event, call, config=None, error=None, time_ns=None):
         self.log.add(
-            thread.number, event, call.kernel.name, call.key_text, stream=thread.stream, **fields
+            thread.number,
+            event,
+            call.kernel.name,
+            call.key_text,
+            config,
+            error,
+            time_ns,
+            thread.stream,
         )
 
-    def _run(self, run, tuner, args, kwargs):
-        kernel = self._kernel(tuner)
-        key = tuning_key(tuner, args, kwargs)
-        thread = self._thread()
-        call = _Call(kernel, key, kernel.key_text(key, args, kwargs))
-        thread.calls.append(call)
-        self._event(thread, "call_begin", call)
+    # _run and _on_launch are the hot path (every call, tuned or not): they pass the log its
+    # fields by position and look each thing up once.
+
+    def _run(self, tuner, args, kwargs):
+        kernel = self._kernels.get(id(tuner))
+        if kernel is None or kernel.tuner is not tuner:
+            kernel = self._kernel(tuner)
+        key = kernel.key_of(args, kwargs)
         try:
-            result = run(tuner, *args, **kwargs)
+            text = kernel.key_texts[key]
+        except (KeyError, TypeError):  # the key's first call (or an unhashable key)
+            text = kernel.key_text(key, args, kwargs)
+        thread = getattr(self._local, "state", None) or self._thread()
+        call = _Call(kernel, key, text)
+        add = self.log.add
+        thread.calls.append(call)
+        add(thread.number, "call_begin", kernel.name, text, None, None, None, thread.stream)
+        try:
+            if self._fix is None:
+                result = self._triton_run(tuner, *args, **kwargs)
+            else:
+                result = self._fix.run(self._triton_run, tuner, args, kwargs, key)
         except BaseException as error:
             self._event(thread, "call_end", call, error=describe(error))
             raise
@@ -299,7 +343,16 @@ class Recorder:
                 thread, "call_end", call, error="returned without a launch the recorder saw"
             )
         else:
-            self._event(thread, "call_end", call, config=call.launched)
+            add(
+                thread.number,
+                "call_end",
+                kernel.name,
+                call.key_text,
+                call.launched,
+                None,
+                None,
+                thread.stream,
+            )
         if call.benched and len(kernel.configs) > 1 and key not in tuner.cache:
             raise TritonApiMismatch(
                 "after tuning {}, the key the recorder computed ({!r}) is not in Autotuner.cache: "
@@ -340,13 +393,19 @@ class Recorder:
             self._event(thread, "bench", call, config=text, time_ns=median * 1e6)
         return result
 
-    def _on_fn_run(self, kernel, kwargs):
-        thread = self._thread()
-        call = self._innermost_call(thread)
-        if call is None or call.kernel is not kernel or call.benching:
-            return  # a bench's own launch, or a launch outside a recorded call of this kernel
-        call.launched = kernel.launched_text(kwargs)
-        self._event(thread, "launch", call, config=call.launched)
+    def _on_launch(self, thread, call, kwargs):
+        """The final launch of `call` (the probe has checked that it is not a bench's)."""
+        call.launched = text = call.kernel.launched_text(kwargs)
+        self.log.add(
+            thread.number,
+            "launch",
+            call.kernel.name,
+            call.key_text,
+            text,
+            None,
+            None,
+            thread.stream,
+        )
 
     def _prune(self, prune, tuner, kwargs):
         configs = prune(tuner, kwargs)

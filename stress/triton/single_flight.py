@@ -33,7 +33,7 @@ leaves those three shared, since only diagnostics read them.
 
 import threading
 
-from triton_api import key_text, load_autotuner_class, require_class, require_instance, tuning_key
+from triton_api import KeyRule, key_text, load_autotuner_class, require_class, require_instance
 
 PER_THREAD_FIELDS = ("nargs", "restore_copies")
 _INSTALLED_MARK = "_safetune_fix"
@@ -71,13 +71,15 @@ class _PerThreadField:
             local = tuner.__dict__.setdefault(self._SLOT, threading.local())
         return local
 
+    # Triton's run sets and reads these on every call: one dict lookup in the common case.
     def __get__(self, tuner, owner=None):
         if tuner is None:
             return self
-        return getattr(self._local(tuner), self.name, None)
+        local = tuner.__dict__.get(self._SLOT) or self._local(tuner)
+        return getattr(local, self.name, None)
 
     def __set__(self, tuner, value):
-        setattr(self._local(tuner), self.name, value)
+        setattr(tuner.__dict__.get(self._SLOT) or self._local(tuner), self.name, value)
 
     def __delete__(self, tuner):
         self.__set__(tuner, None)
@@ -94,7 +96,7 @@ class SingleFlightFix:
     def __init__(self):
         self._lock = threading.Lock()
         self._flights = {}  # (id(autotuner), key tuple) -> _Flight
-        self._checked = set()  # ids of the autotuners whose fields were checked
+        self._rules = {}  # id(autotuner) -> its KeyRule, made once its fields were checked
         self._cls = None
         self._saved = {}
 
@@ -128,14 +130,18 @@ class SingleFlightFix:
                 setattr(self._cls, name, value)
         self._cls, self._saved = None, {}
 
-    def run(self, original_run, tuner, args, kwargs):
-        """One call: Triton's run, with tuning single-flight per (tuner, key)."""
-        if id(tuner) not in self._checked:
-            self._checked.add(id(require_instance(tuner)))
-        if len(tuner.configs) <= 1:  # Triton neither keys nor tunes these
+    def run(self, original_run, tuner, args, kwargs, key=None):
+        """One call: Triton's run, with tuning single-flight per (tuner, key).
+
+        `key` is the call's key when the caller (the recorder) has computed it already."""
+        rule = self._rules.get(id(tuner))
+        if rule is None or rule.tuner is not tuner:
+            rule = self._rules[id(tuner)] = KeyRule(require_instance(tuner))
+        if not rule.tunes:  # Triton neither keys nor tunes these
             return original_run(tuner, *args, **kwargs)
-        key = tuning_key(tuner, args, kwargs)
-        while key not in tuner.cache:
+        if key is None:
+            key = rule.key(args, kwargs)
+        while key not in tuner.cache:  # a tuned key goes straight through: no lock
             flight, owner = self._enter(tuner, key, args, kwargs)
             if flight is None:
                 break  # published between the two looks

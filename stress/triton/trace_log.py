@@ -21,7 +21,8 @@ class TraceLog:
     def __init__(self, clock=time.time_ns):
         self._lock = threading.Lock()
         self._clock = clock
-        self._events = []
+        self._events = []  # FIELDS[1:] of each event; its seq is its place in this list, from 1
+        self._append = self._events.append
         self._threads = 0
 
     def new_thread(self):
@@ -30,21 +31,11 @@ class TraceLog:
             return self._threads
 
     def add(self, thread, event, kernel, key, config=None, error=None, time_ns=None, stream=None):
-        # The clock is read under the lock too, so that t_ns never goes backwards along seq.
+        # Appending under the lock is what gives the seq. The clock is read under the lock too,
+        # so that t_ns never goes backwards along seq.
         with self._lock:
-            self._events.append(
-                (
-                    len(self._events) + 1,
-                    thread,
-                    event,
-                    kernel,
-                    key,
-                    config,
-                    error,
-                    time_ns,
-                    stream,
-                    self._clock(),
-                )
+            self._append(
+                (thread, event, kernel, key, config, error, time_ns, stream, self._clock())
             )
 
     def events(self):
@@ -52,7 +43,8 @@ class TraceLog:
         with self._lock:
             rows = list(self._events)
         return [
-            {name: value for name, value in zip(FIELDS, row) if value is not None} for row in rows
+            {name: value for name, value in zip(FIELDS, (seq,) + row) if value is not None}
+            for seq, row in enumerate(rows, 1)
         ]
 
     def write(self, path, configs, extra_header=None):

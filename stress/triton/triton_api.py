@@ -103,6 +103,39 @@ def tuning_key(tuner, args, kwargs):
     return tuple(values)
 
 
+class KeyRule:
+    """tuning_key for one autotuner, with its names looked up once: what the recorder and the fix
+    compute on every call.
+
+    It reads arg_names and keys when it is made (Triton never changes them after __init__). A call
+    that passes only positional values of the kernel's arguments (Triton's own `kernel[grid](...)`
+    does: grid, warmup and the launch options are not argument names) is keyed from positions
+    worked out here; any other call goes through tuning_key, so the key is always the same tuple."""
+
+    __slots__ = ("tuner", "tunes", "_names", "_count", "_positions", "_simple")
+
+    def __init__(self, tuner):
+        self.tuner = tuner
+        self.tunes = len(tuner.configs) > 1  # Triton neither keys nor tunes the others
+        self._names = frozenset(tuner.arg_names)
+        self._count = len(tuner.arg_names)
+        # The key's names that are arguments, as positions, in the order of tuner.keys.
+        self._positions = tuple(
+            list(tuner.arg_names).index(k) for k in tuner.keys if k in self._names
+        )
+        self._simple = len(self._names) == self._count  # no name twice (zip would keep the last)
+
+    def key(self, args, kwargs):
+        if not self._simple or (kwargs and not self._names.isdisjoint(kwargs)):
+            return tuning_key(self.tuner, args, kwargs)
+        count = len(args)
+        values = [args[i] for i in self._positions if i < count]
+        for value in args if count <= self._count else args[: self._count]:
+            if hasattr(value, "dtype"):
+                values.append(str(value.dtype))
+        return tuple(values)
+
+
 def key_text(tuner, args, kwargs):
     """The same key with names, for the trace: `n=4096,x.dtype=torch.float32`."""
     named = _named_args(tuner.arg_names, args, kwargs)

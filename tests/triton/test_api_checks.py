@@ -7,7 +7,7 @@ from harness import fresh_autotuner_class
 from recorder import Recorder
 from single_flight import SingleFlightFix
 from standin_autotuner import StandinKernel, block_configs
-from triton_api import TritonApiMismatch, load_autotuner_class
+from triton_api import KeyRule, TritonApiMismatch, load_autotuner_class, tuning_key
 
 
 class ApiCheckTest(unittest.TestCase):
@@ -61,6 +61,34 @@ class ApiCheckTest(unittest.TestCase):
         with Recorder().install(cls):
             with self.assertRaisesRegex(TritonApiMismatch, r"\(8,\)\) is not in Autotuner.cache"):
                 tuner.run([0], 8, grid=(1,))
+
+    def test_the_cached_key_rule_gives_tuning_keys_tuple_however_the_call_passes_arguments(self):
+        class Tensor:
+            def __init__(self, dtype):
+                self.dtype = dtype
+
+        x, y = Tensor("torch.float32"), Tensor("torch.float16")
+        calls = [
+            ((x, y, 8, 9), {}),
+            ((x, y, 8, 9), {"grid": (1,), "warmup": False}),
+            ((x, y, 8), {"m": 9}),
+            ((x,), {"n": 8, "y": y, "grid": (1,)}),
+            ((x, y, 8, 9, Tensor("extra")), {}),  # more values than names: zip drops the rest
+            ((x, y), {}),  # the key's arguments not passed
+            ((), {}),
+            ((x, [1, 2], 8, 9), {}),  # an unhashable value
+        ]
+        for arg_names, keys in [
+            (["x", "y", "n", "m"], ["n", "m"]),
+            (["x", "y", "n", "m"], ["m", "k", "n"]),  # order of `key`, a name that is no argument
+            (["x", "y", "n", "m"], []),
+            (["x", "x", "n", "m"], ["n"]),  # a name twice: dict(zip) keeps the last
+        ]:
+            tuner = fresh_autotuner_class()(StandinKernel(), arg_names, block_configs((1, 2)), keys)
+            rule = KeyRule(tuner)
+            for args, kwargs in calls:
+                with self.subTest(arg_names=arg_names, keys=keys, args=args, kwargs=kwargs):
+                    self.assertEqual(rule.key(args, kwargs), tuning_key(tuner, args, kwargs))
 
     @unittest.skipIf(importlib.util.find_spec("triton") is not None, "Triton is installed here")
     def test_without_triton_the_default_install_says_it_cannot_import_it(self):

@@ -52,12 +52,17 @@ class DriverUsageTest(unittest.TestCase):
 class RunGpuOnFakesTest(unittest.TestCase):
     def test_unfixed_fails_fixed_passes_and_every_output_is_written(self):
         with tempfile.TemporaryDirectory() as out:
-            result = python("run_gpu.py", out, "--runs", "2", "--safetune", safetune_binary())
+            result = python(
+                "run_gpu.py", out, "--runs", "2", "--pairs", "3", "--safetune", safetune_binary()
+            )
             lines = result.stdout.splitlines()
             self.assertIn(result.returncode, (0, 1), result.stdout + result.stderr)
             self.assertRegex(lines[0], r"^unfixed report: 2/2 runs fail with R2/R3 ")
             self.assertEqual(lines[1], "fixed: 8/8 runs pass with one attempt per key")
             self.assertRegex(lines[2], r"^recorder overhead report [+-]")
+            self.assertIn(
+                "(limit 10% per scenario and total, median of 3 interleaved pairs", lines[2]
+            )
             self.assertEqual(lines[-1], "; ".join(lines[:3]))
             for mode in ("unfixed", "fixed"):
                 files = set(os.listdir(os.path.join(out, mode)))
@@ -73,7 +78,19 @@ class RunGpuOnFakesTest(unittest.TestCase):
                 )
                 self.assertTrue(os.path.exists(os.path.join(out, "driver-{}.log".format(mode))))
             with open(os.path.join(out, "fixed", "summary.json"), encoding="utf-8") as summary:
-                self.assertEqual(len(json.load(summary)["results"]), 8)
+                summary = json.load(summary)
+            self.assertEqual(len(summary["results"]), 8)
+            pairs = summary["overhead_pairs"]
+            self.assertEqual(len(pairs), 12)  # 3 pairs of each of the 4 scenarios
+            self.assertEqual([p["traced_first"] for p in pairs[::4]], [True, False, True])
+            self.assertEqual(
+                [p["scenario"] for p in pairs[:4]],
+                ["report", "vector_add", "restore", "two_kernels"],
+            )
+            with open(os.path.join(out, "driver-fixed.log"), encoding="utf-8") as log:
+                self.assertIn(
+                    "overhead pair 3/3, wall s with/without the recorder: report ", log.read()
+                )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ import tempfile
 import unittest
 
 from harness import fresh_autotuner_class, read_trace, run_together
-from recorder import Recorder
+from config_text import UNRECOGNISED_LAUNCH, config_text
+from recorder import Recorder, _Kernel
 from standin_autotuner import Config, OutOfResources, StandinKernel, block_configs
 
 BLOCKS = (64, 128, 256)
@@ -146,6 +147,20 @@ class RecorderTest(unittest.TestCase):
             ],
         )
         self.assertEqual(shown[-2:], [("add", "launch"), ("add", "call_end")])
+
+    def test_a_launch_is_named_by_the_config_whose_values_it_passes(self):
+        configs = [
+            Config({"BLOCK": 64}),
+            Config({"BLOCK": 128}, maxnreg=128),  # another set of names
+            Config({"BLOCK": 256, "MODE": [1]}),  # an unhashable value: named by formatting
+        ]
+        kernel = _Kernel(self.tuner(configs=configs), "add")
+        for config in configs:
+            launch = {"grid": (1,), "warmup": False, **config.all_kwargs()}
+            self.assertEqual(kernel.launched_text(launch), config_text(config))
+        outside = {"BLOCK": 512, "num_warps": 4, "num_stages": 3, "num_ctas": 1}
+        self.assertEqual(kernel.launched_text(outside), TEXT[64].replace("64", "512"))
+        self.assertEqual(kernel.launched_text({"grid": (1,)}), UNRECOGNISED_LAUNCH)
 
     def test_uninstall_restores_the_class_and_each_wrapped_fn(self):
         kernel = StandinKernel()
