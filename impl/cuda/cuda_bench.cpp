@@ -5,7 +5,8 @@
 //     its own stream. items_per_second is the aggregate launch rate.
 //   BM_LaunchPaired/through:0: the same two launches at 1 thread, alternated in blocks within
 //     one run; counter tuned_over_bare is the 1-thread cost ratio (issue 5 asks <= 1.01).
-//     through:1 replaces the tuned call by the kernel object's own launch of the winner.
+//     through:1 replaces the tuned call by the kernel object's own launch of the winner, and
+//     through:2 by the launch of a kernel object that reads no config (FixedBlockEmptyKernel).
 //   BM_ColdKeys/parallel:1 and /parallel:0: 8 distinct cold keys of the fp32 matmul tuned by 8
 //     threads at once, against one thread tuning them one after another (bench lock on).
 //   BM_TuningQuality/size: tunes the matmul at one size, then re-measures every config with 10
@@ -38,6 +39,22 @@ class EmptyKernel final : public CudaKernel {
   void enqueue(cudaStream_t stream, const Config& config, void*) override {
     check_cuda(enqueue_empty(config_param(name(), config, "BLOCK"), stream), "empty");
   }
+};
+
+// The empty kernel with its block fixed at construction: its enqueue reads nothing from the
+// config, which separates the config read from the rest of CudaKernel::launch (through:2).
+class FixedBlockEmptyKernel final : public CudaKernel {
+ public:
+  FixedBlockEmptyKernel(CudaDevice& device, int block)
+      : CudaKernel(device, "empty", BenchTiming{1, 3}), block_(block) {}
+
+ protected:
+  void enqueue(cudaStream_t stream, const Config&, void*) override {
+    check_cuda(enqueue_empty(block_, stream), "empty");
+  }
+
+ private:
+  const int block_;
 };
 
 bool skip_without_cuda(benchmark::State& state) {
@@ -113,11 +130,14 @@ void BM_LaunchPaired(benchmark::State& state) {
   };
   // through:1 launches the winner through the kernel object alone (CudaKernel::launch, no
   // autotuner), which splits the tuned launch's extra cost between the two.
-  const bool kernel_only = state.range(0) == 1;
+  // through:2 does the same through a kernel whose enqueue reads nothing from the config.
+  const int through = static_cast<int>(state.range(0));
   const Config& winner = fixture.tuner.call(inv);
+  FixedBlockEmptyKernel fixed_kernel(fixture.device, block);
+  Kernel& kernel_object = through == 2 ? static_cast<Kernel&>(fixed_kernel) : fixture.kernel;
   const auto tuned_block_of_calls = [&] {
-    if (kernel_only) {
-      for (int i = 0; i < kPairBlock; ++i) fixture.kernel.launch(inv, winner);
+    if (through != 0) {
+      for (int i = 0; i < kPairBlock; ++i) kernel_object.launch(inv, winner);
     } else {
       for (int i = 0; i < kPairBlock; ++i) benchmark::DoNotOptimize(&fixture.tuner.call(inv));
     }
@@ -200,7 +220,7 @@ void BM_TuningQuality(benchmark::State& state) {
 
 BENCHMARK(BM_BareLaunch)->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
 BENCHMARK(BM_TunedLaunch)->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
-BENCHMARK(BM_LaunchPaired)->ArgName("through")->Arg(0)->Arg(1)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_LaunchPaired)->ArgName("through")->Arg(0)->Arg(1)->Arg(2)->MinTime(2.0)->UseRealTime();
 BENCHMARK(BM_ColdKeys)->ArgName("parallel")->Arg(0)->Arg(1)->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TuningQuality)->ArgName("size")->Arg(256)->Arg(1024)->Arg(2048)->Iterations(1)->Unit(benchmark::kMillisecond);
 
