@@ -30,6 +30,7 @@ import math
 import threading
 from operator import itemgetter
 
+from class_patch import ClassPatch
 from config_text import config_fields, config_text, launch_text
 from single_flight import SingleFlightFix
 from trace_log import TraceLog
@@ -180,8 +181,7 @@ class Recorder:
         self._lock = threading.Lock()  # guards the kernel registry
         self._kernels = {}  # id(Autotuner) -> _Kernel
         self._triton_run = None  # Triton's own run, under the fix if there is one
-        self._cls = None
-        self._saved = {}
+        self._patch = ClassPatch()
 
     # -- installing ----------------------------------------------------------------------------
 
@@ -215,30 +215,23 @@ class Recorder:
             "prune_configs": traced_prune,
             _INSTALLED_MARK: True,
         }
-        self._saved = {name: cls.__dict__.get(name, _MISSING) for name in patches}
-        for name, value in patches.items():
-            setattr(cls, name, value)
-        self._cls = cls
+        self._patch.apply(cls, patches)
         return self
 
     def uninstall(self):
-        if self._cls is None:
+        if self._patch.cls is None:
             return
-        for name, value in self._saved.items():
-            if value is _MISSING:
-                delattr(self._cls, name)
-            else:
-                setattr(self._cls, name, value)
+        self._patch.restore()
         if self._fix:
             self._fix.uninstall()
         with self._lock:
             for kernel in self._kernels.values():
                 if kernel.tuner.fn is kernel.probe:
                     kernel.tuner.fn = kernel.probe.fn
-        self._cls, self._saved, self._triton_run = None, {}, None
+        self._triton_run = None
 
     def __enter__(self):
-        return self.install() if self._cls is None else self
+        return self.install() if self._patch.cls is None else self
 
     def __exit__(self, *exc):
         self.uninstall()

@@ -33,11 +33,11 @@ leaves those three shared, since only diagnostics read them.
 
 import threading
 
+from class_patch import ClassPatch
 from triton_api import KeyRule, key_text, load_autotuner_class, require_class, require_instance
 
 PER_THREAD_FIELDS = ("nargs", "restore_copies")
 _INSTALLED_MARK = "_safetune_fix"
-_MISSING = object()
 
 
 class ReentrantTuning(RuntimeError):
@@ -97,13 +97,12 @@ class SingleFlightFix:
         self._lock = threading.Lock()
         self._flights = {}  # (id(autotuner), key tuple) -> _Flight
         self._rules = {}  # id(autotuner) -> its KeyRule, made once its fields were checked
-        self._cls = None
-        self._saved = {}
+        self._patch = ClassPatch()
 
     def install(self, cls=None):
         """Patches `cls` (default: Triton's Autotuner, checked); undo with uninstall()."""
         cls = require_class(cls) if cls is not None else load_autotuner_class()
-        if self._cls is not None or cls.__dict__.get(_INSTALLED_MARK):
+        if self._patch.cls is not None or cls.__dict__.get(_INSTALLED_MARK):
             raise RuntimeError("the safetune fix is already installed on {}".format(cls.__name__))
         original_run, original_bench = cls.run, cls._bench
         fix = self
@@ -116,19 +115,11 @@ class SingleFlightFix:
 
         patches = {"run": run, "_bench": _bench, _INSTALLED_MARK: True}
         patches.update({name: _PerThreadField(name) for name in PER_THREAD_FIELDS})
-        self._saved = {name: cls.__dict__.get(name, _MISSING) for name in patches}
-        for name, value in patches.items():
-            setattr(cls, name, value)
-        self._cls = cls
+        self._patch.apply(cls, patches)
         return self
 
     def uninstall(self):
-        for name, value in self._saved.items():
-            if value is _MISSING:
-                delattr(self._cls, name)
-            else:
-                setattr(self._cls, name, value)
-        self._cls, self._saved = None, {}
+        self._patch.restore()
 
     def run(self, original_run, tuner, args, kwargs, key=None):
         """One call: Triton's run, with tuning single-flight per (tuner, key).
