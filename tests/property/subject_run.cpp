@@ -101,7 +101,8 @@ bool read_until_eof(int fd, std::string& text, int limit_ms) {
     pollfd readable{fd, POLLIN, 0};
     const int ready = ::poll(&readable, 1, static_cast<int>(left.count()));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return ready == 0 ? false : true;
+    if (ready < 0) throw std::runtime_error("poll() on the child's pipe failed");
+    if (ready == 0) return false;  // the limit passed
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return true;
