@@ -121,7 +121,8 @@ void BM_LaunchPaired(benchmark::State& state) {
   LaunchFixture& fixture = launch_fixture();
   auto stream = fixture.device.new_stream();
   const Invocation inv{"tuned", *stream};
-  const int block = tuned_block(fixture, *stream);
+  const Config& winner = fixture.tuner.call(inv);  // tunes, unless another benchmark did
+  const int block = config_param("empty", winner, "BLOCK");
   stream->synchronize();
   const auto bare_block = [&] {
     for (int i = 0; i < kPairBlock; ++i) {
@@ -133,7 +134,6 @@ void BM_LaunchPaired(benchmark::State& state) {
   // launch of the winner, no autotuner; 2 the launch of a kernel object that reads no config;
   // 3 the bare launch itself, a control that shows the method's own bias (it should be 1.000).
   const int through = static_cast<int>(state.range(0));
-  const Config& winner = fixture.tuner.call(inv);
   FixedBlockEmptyKernel fixed_kernel(fixture.device, block);
   Kernel& kernel_object = through == 2 ? static_cast<Kernel&>(fixed_kernel) : fixture.kernel;
   const auto tuned_block_of_calls = [&] {

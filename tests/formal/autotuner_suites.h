@@ -55,11 +55,7 @@ struct AutotunerSuite : rl::test_suite<Derived, Threads> {
     });
   }
 
-  void after() {
-    const std::string violations = trace.violations();
-    if (!violations.empty()) last_violation() = violations;
-    RL_ASSERT(violations.empty());
-  }
+  void after() { assert_trace_passes(trace); }
 
   PlainAllocator plain_allocator;  // first: see PlainAllocator
   FakeKernel kernel;

@@ -17,6 +17,15 @@ inline std::string& last_violation() {
   return text;
 }
 
+// The end of every execution: the model's verdict on the trace; a violation is kept for the
+// test to print and fails the execution. `Trace` is a FiberTrace (fiber_trace.h).
+template <class Trace>
+void assert_trace_passes(const Trace& trace) {
+  const std::string violations = trace.violations();
+  if (!violations.empty()) last_violation() = violations;
+  RL_ASSERT(violations.empty());
+}
+
 // The calling Relacy thread's index: how a FiberTrace (fiber_trace.h) names threads.
 inline unsigned relacy_thread() { return rl::thread_index(); }
 

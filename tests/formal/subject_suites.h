@@ -67,11 +67,7 @@ struct SubjectSuite : rl::test_suite<Derived, Threads> {
                                [&] { return subject.call(Invocation{key, stream, nullptr}); });
   }
 
-  void after() {
-    const std::string violations = trace.violations();
-    if (!violations.empty()) last_violation() = violations;
-    RL_ASSERT(violations.empty());
-  }
+  void after() { assert_trace_passes(trace); }
 
   PlainAllocator plain_allocator;  // first: see PlainAllocator
   FakeKernel kernel;
