@@ -40,7 +40,12 @@
 // the key lock as the caller becomes owner; bench after each benchmark; tune_end under the key
 // lock before the winner is stored; wait_begin/wait_end under the key lock; invalidate under the
 // key lock after the winner is withdrawn (of a key never called: under the index's insert lock);
-// launch after Kernel::launch returns.
+// launch after the kernel's launch returns.
+//
+// Every launch of a config of the space, or of the fallback, goes through the PreparedLaunch
+// the kernel made for it when the autotuner was built (Kernel::prepare), or through
+// Kernel::launch when the kernel made none. So the tuned path is: one hash, one bucket, one
+// acquire load, one virtual call.
 #pragma once
 
 #include <cmath>
@@ -51,6 +56,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "impl/autotuner_key_entry.h"
 #include "impl/autotuner_key_index.h"
@@ -114,15 +120,22 @@ class BasicAutotuner {
   using AttemptPtr = std::shared_ptr<Attempt<Sync>>;
   using Yield = BasicBenchLockYield<Sync>;
 
+  // A config to launch (of the space, or the fallback) and its prepared launch, if any.
+  struct Launchable {
+    const Config* config = nullptr;
+    const PreparedLaunch* prepared = nullptr;  // null: Kernel::launch(inv, *config)
+  };
+
   // What a call on a not-yet-tuned key does, decided under the key lock.
   struct Route {
     enum Kind { Launch, Own, Fail, Reentrant } kind;
-    const Config* config = nullptr;  // Launch
-    AttemptPtr attempt;              // Own
-    std::string error;               // Fail
+    Launchable launch;    // Launch
+    AttemptPtr attempt;   // Own
+    std::string error;    // Fail
   };
 
-  const Config& call_untuned(Entry& entry, const Invocation& inv);
+  // Out of line, like report(): a tuned call's code is then a few contiguous lines (see call()).
+  [[gnu::noinline]] const Config& call_untuned(Entry& entry, const Invocation& inv);
   Route route(Entry& entry, const Invocation& inv, typename Sync::Lock& lock,
               Yield& yield) SAFETUNE_REQUIRES(entry.mutex);
   Route begin_attempt(Entry& entry, const Invocation& inv) SAFETUNE_REQUIRES(entry.mutex);
@@ -137,15 +150,24 @@ class BasicAutotuner {
   void finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
                       const std::string& error) SAFETUNE_EXCLUDES(entry.mutex);
 
-  const Config& launch(const Invocation& inv, const Config& config);
+  Launchable space_config(int index) const;
+  Launchable fallback_config() const;
+  const Config& launch(const Invocation& inv, Launchable what);
+  // Apart from report(), so that launch() stays small: stream.id() is a virtual call, and the
+  // hot path pays neither it nor the event's construction unless an observer is set.
+  [[gnu::noinline]] void report_launch(const Invocation& inv, const Config& config) const;
   std::string where(std::string_view key) const;
-  void report(model::EventKind kind, std::string_view key, int stream,
+  [[gnu::noinline]] void report(model::EventKind kind, std::string_view key, int stream,
               const std::string* config = nullptr, const std::string* error = nullptr,
               std::optional<double> time_ns = std::nullopt) const noexcept;
 
   Kernel& kernel_;
   const ConfigSpace space_;
+  // One per config of space_. Declared after space_ (destroyed before the configs it may refer
+  // to), and next to it: a tuned call reads both.
+  const std::vector<std::unique_ptr<PreparedLaunch>> prepared_;
   const Options options_;
+  const std::unique_ptr<PreparedLaunch> prepared_fallback_;  // after options_, which holds its config
   KeyIndex<Sync, Entry> index_;
 };
 
@@ -155,9 +177,37 @@ using Autotuner = BasicAutotuner<StdSync>;
 // Implementation details follow.
 // =============================================================================================
 
+namespace autotuner_detail {
+
+// Kernel::prepare, with a LaunchError (a config the kernel cannot run) read as "not prepared":
+// Kernel::launch then reports that config's failure when, and if, it is launched.
+inline std::unique_ptr<PreparedLaunch> prepare_or_null(Kernel& kernel, const Config* config) {
+  if (config == nullptr) return nullptr;
+  try {
+    return kernel.prepare(*config);
+  } catch (const LaunchError&) {
+    return nullptr;
+  }
+}
+
+inline std::vector<std::unique_ptr<PreparedLaunch>> prepare_all(Kernel& kernel,
+                                                                 const ConfigSpace& space) {
+  std::vector<std::unique_ptr<PreparedLaunch>> prepared;
+  prepared.reserve(space.size());
+  for (const Config& config : space.configs()) prepared.push_back(prepare_or_null(kernel, &config));
+  return prepared;
+}
+
+}  // namespace autotuner_detail
+
 template <class Sync>
 BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options options)
-    : kernel_(kernel), space_(std::move(space)), options_(std::move(options)) {
+    : kernel_(kernel),
+      space_(std::move(space)),
+      prepared_(autotuner_detail::prepare_all(kernel_, space_)),
+      options_(std::move(options)),
+      prepared_fallback_(autotuner_detail::prepare_or_null(
+          kernel_, options_.fallback ? &*options_.fallback : nullptr)) {
   const bool needs_fallback =
       options_.wait == WaitPolicy::Fallback || options_.reentry == ReentryPolicy::Fallback;
   if (needs_fallback && !options_.fallback) {
@@ -166,13 +216,16 @@ BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options 
   }
 }
 
+// The tuned path. On a GPU it runs between two launches of the driver, whose own code evicts
+// this code and its data from the core's caches and predictors, so its cost is mostly the
+// number of lines it touches (docs/gpu.md): everything else is kept out of line.
 template <class Sync>
 const Config& BasicAutotuner<Sync>::call(const Invocation& inv) {
   Entry& entry = index_.find_or_insert(inv.key);
   // acquire: pairs with the release in finish_attempt, which comes after tune_end is reported,
   // so this call's own reports are ordered after the winner's tune_end.
   const int winner = entry.winner.load(std::memory_order_acquire);
-  if (winner >= 0) return launch(inv, space_[static_cast<std::size_t>(winner)]);
+  if (winner >= 0) [[likely]] return launch(inv, space_config(winner));
   return call_untuned(entry, inv);
 }
 
@@ -187,13 +240,13 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
     next = route(entry, inv, lock, yield);
   }
   switch (next.kind) {
-    case Route::Launch: return launch(inv, *next.config);
+    case Route::Launch: return launch(inv, next.launch);
     case Route::Fail: throw TuningFailed(next.error);
     case Route::Reentrant: throw ReentrantTuning(next.error);
     case Route::Own: break;
   }
   const int winner = run_attempt(entry, inv, next.attempt);
-  return launch(inv, space_[static_cast<std::size_t>(winner)]);
+  return launch(inv, space_config(winner));
 }
 
 template <class Sync>
@@ -206,13 +259,13 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::route(Entry& entry,
     case KeyState::Tuned: {
       // relaxed: the key lock orders this load after the store made under the same lock.
       const int winner = entry.winner.load(std::memory_order_relaxed);
-      return {Route::Launch, &space_[static_cast<std::size_t>(winner)], nullptr, {}};
+      return {Route::Launch, space_config(winner), nullptr, {}};
     }
     case KeyState::Tuning: break;
   }
   AttemptPtr attempt = entry.attempt.get();
   if (attempt->owner == Sync::thread_id()) return reenter(entry);
-  if (options_.wait == WaitPolicy::Fallback) return {Route::Launch, &*options_.fallback, nullptr, {}};
+  if (options_.wait == WaitPolicy::Fallback) return {Route::Launch, fallback_config(), nullptr, {}};
   return wait_for(entry, inv, attempt, lock, yield);
 }
 
@@ -225,15 +278,15 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::begin_attempt(Entry& 
   entry.attempt.set(attempt);
   entry.state.set(KeyState::Tuning);
   report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
-  return {Route::Own, nullptr, std::move(attempt), {}};
+  return {Route::Own, {}, std::move(attempt), {}};
 }
 
 template <class Sync>
 typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::reenter(const Entry& entry) {
   if (options_.reentry == ReentryPolicy::Fallback) {
-    return {Route::Launch, &*options_.fallback, nullptr, {}};
+    return {Route::Launch, fallback_config(), nullptr, {}};
   }
-  return {Route::Reentrant, nullptr, nullptr,
+  return {Route::Reentrant, {}, nullptr,
           where(entry.key) +
               ": re-entrant call from the thread that is tuning this key (reentry policy "
               "'error'); use ReentryPolicy::Fallback to launch the fallback instead"};
@@ -250,8 +303,8 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
   while (!attempt->done.get()) entry.attempt_finished.wait(lock);
   report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
   const int winner = attempt->winner.get();
-  if (winner < 0) return {Route::Fail, nullptr, nullptr, attempt->error.get()};
-  return {Route::Launch, &space_[static_cast<std::size_t>(winner)], nullptr, {}};
+  if (winner < 0) return {Route::Fail, {}, nullptr, attempt->error.get()};
+  return {Route::Launch, space_config(winner), nullptr, {}};
 }
 
 template <class Sync>
@@ -375,13 +428,30 @@ std::optional<Config> BasicAutotuner<Sync>::tuned_config(std::string_view key) c
 }
 
 template <class Sync>
-const Config& BasicAutotuner<Sync>::launch(const Invocation& inv, const Config& config) {
-  kernel_.launch(inv, config);
-  // Checked here, not only in report(): stream.id() is a virtual call the hot path need not pay.
-  if (options_.observer != nullptr) {
-    report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
+typename BasicAutotuner<Sync>::Launchable BasicAutotuner<Sync>::space_config(int index) const {
+  const auto i = static_cast<std::size_t>(index);
+  return {&space_[i], prepared_[i].get()};
+}
+
+template <class Sync>
+typename BasicAutotuner<Sync>::Launchable BasicAutotuner<Sync>::fallback_config() const {
+  return {&*options_.fallback, prepared_fallback_.get()};
+}
+
+template <class Sync>
+const Config& BasicAutotuner<Sync>::launch(const Invocation& inv, Launchable what) {
+  if (what.prepared != nullptr) [[likely]] {
+    what.prepared->launch(inv);
+  } else {
+    kernel_.launch(inv, *what.config);
   }
-  return config;
+  if (options_.observer != nullptr) report_launch(inv, *what.config);
+  return *what.config;
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::report_launch(const Invocation& inv, const Config& config) const {
+  report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
 }
 
 template <class Sync>

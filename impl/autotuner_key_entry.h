@@ -30,8 +30,10 @@ struct Attempt {
   typename Sync::template Var<std::string> error;  // why it failed, when it failed
 };
 
+// Aligned to a cache line, so that what a tuned call reads (key, next, winner: the first 44
+// bytes with libstdc++) is one line, not two.
 template <class Sync>
-struct KeyEntry {
+struct alignas(64) KeyEntry {
   KeyEntry(std::string entry_key, KeyEntry* next_in_bucket)
       : key(std::move(entry_key)), next(next_in_bucket) {}
 

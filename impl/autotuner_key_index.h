@@ -37,7 +37,7 @@ class KeyIndex {
     // fully built.
     for (Entry* entry = bucket(key).load(std::memory_order_acquire); entry != nullptr;
          entry = entry->next) {
-      if (entry->key == key) return entry;
+      if (short_key_equal(entry->key, key)) return entry;
     }
     return nullptr;
   }
@@ -56,7 +56,15 @@ class KeyIndex {
   }
 
   Entry& find_or_insert(std::string_view key) SAFETUNE_EXCLUDES(insert_mutex_) {
-    if (Entry* found = find(key)) return *found;
+    if (Entry* found = find(key)) [[likely]] return *found;
+    return insert(key);
+  }
+
+ private:
+  using Head = typename Sync::template Atomic<Entry*>;
+
+  // Out of line, so that a lookup of a key already there is a few instructions in its caller.
+  [[gnu::noinline]] Entry& insert(std::string_view key) SAFETUNE_EXCLUDES(insert_mutex_) {
     typename Sync::Lock lock(insert_mutex_);
     if (Entry* found = find(key)) return *found;  // another thread inserted it meanwhile
     auto& head = bucket(key);
@@ -68,9 +76,6 @@ class KeyIndex {
     head.store(published, std::memory_order_release);
     return *published;
   }
-
- private:
-  using Head = typename Sync::template Atomic<Entry*>;
 
   Head& bucket(std::string_view key) const {
     return heads_[short_key_hash(key) % kBuckets];

@@ -3,6 +3,7 @@
 // The autotuner knows nothing about sim or CUDA; a device provides Streams and Kernels.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,7 +33,16 @@ struct Invocation {
   void* args = nullptr;   // the kernel's own arguments, opaque to the autotuner
 };
 
-// A kernel with a config space. Both calls are made without any autotuner lock held.
+// The launch of one config, with everything it needs from the config worked out in advance.
+// launch(inv) must do exactly what Kernel::launch(inv, config) does for that config. It is
+// called concurrently from any number of threads, with no autotuner lock held.
+class PreparedLaunch {
+ public:
+  virtual ~PreparedLaunch() = default;
+  virtual void launch(const Invocation& inv) const = 0;
+};
+
+// A kernel with a config space. Its calls are made without any autotuner lock held.
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -42,6 +52,14 @@ class Kernel {
   // Benchmarks one config on inv.stream: warm-up, timed repetitions, median, in ns.
   // Throws LaunchError when the config fails.
   virtual double benchmark(const Invocation& inv, const Config& config) = 0;
+  // Optional. The autotuner prepares each config of its space (and its fallback) once, when it
+  // is built, and launches through the result, so that a call on a tuned key does not read the
+  // config again: on a GPU that read costs a measurable part of a launch (docs/gpu.md).
+  // Null (the default) means not prepared: the autotuner calls launch(inv, config). A config the
+  // kernel cannot run may throw LaunchError here; the autotuner then calls launch(inv, config),
+  // which reports the failure. The autotuner owns the result and destroys it before `config`, so
+  // the result may keep references to `config` and to this kernel.
+  virtual std::unique_ptr<PreparedLaunch> prepare(const Config& /*config*/) { return nullptr; }
 };
 
 }  // namespace safetune

@@ -5,9 +5,11 @@
 //     its own stream. items_per_second is the aggregate launch rate.
 //   BM_LaunchPaired/through:0: the same two launches at 1 thread, alternated in blocks within
 //     one run; counter tuned_over_bare is the 1-thread cost ratio (issue 5 asks <= 1.01).
-//     through:1 replaces the tuned call by the kernel object's own launch of the winner,
-//     through:2 by the launch of a kernel object that reads no config (FixedBlockEmptyKernel),
-//     and through:3 by the bare launch again: a control, whose ratio is the method's own bias.
+//     through:1 replaces the tuned call by the winner's prepared launch alone (no lookup),
+//     through:2 by the kernel object's launch(inv, winner), which reads the config every time,
+//     through:3 by the bare launch again (a
+//     control, whose ratio is the method's own bias), and through:4 by the tuned call of an
+//     autotuner whose kernel prepares nothing (what prepared launches save).
 //   BM_ColdKeys/parallel:1 and /parallel:0: 8 distinct cold keys of the fp32 matmul tuned by 8
 //     threads at once, against one thread tuning them one after another (bench lock on).
 //   BM_TuningQuality/size: tunes the matmul at one size, then re-measures every config with 10
@@ -31,31 +33,23 @@
 namespace safetune::cuda {
 namespace {
 
-// An empty kernel with one config, BLOCK: the launch cost alone.
-class EmptyKernel final : public CudaKernel {
+// An empty kernel with one parameter, BLOCK: the launch cost alone.
+class EmptyKernel : public CudaKernelOf<EmptyKernel, int> {
  public:
-  explicit EmptyKernel(CudaDevice& device) : CudaKernel(device, "empty", BenchTiming{1, 3}) {}
-
- protected:
-  void enqueue(cudaStream_t stream, const Config& config, void*) override {
-    check_cuda(enqueue_empty(config_param(name(), config, "BLOCK"), stream), "empty");
-  }
-};
-
-// The empty kernel with its block fixed at construction: its enqueue reads nothing from the
-// config, which separates the config read from the rest of CudaKernel::launch (through:2).
-class FixedBlockEmptyKernel final : public CudaKernel {
- public:
-  FixedBlockEmptyKernel(CudaDevice& device, int block)
-      : CudaKernel(device, "empty", BenchTiming{1, 3}), block_(block) {}
-
- protected:
-  void enqueue(cudaStream_t stream, const Config&, void*) override {
-    check_cuda(enqueue_empty(block_, stream), "empty");
-  }
+  explicit EmptyKernel(CudaDevice& device) : CudaKernelOf(device, "empty", BenchTiming{1, 3}) {}
 
  private:
-  const int block_;
+  friend CudaKernelOf;
+  int params(const Config& config) const { return config_param(name(), config, "BLOCK"); }
+  void enqueue(cudaStream_t stream, int block, void*) { check_cuda(enqueue_empty(block, stream), "empty"); }
+};
+
+// The empty kernel, preparing nothing: its autotuner launches through Kernel::launch on every
+// call (through:4), which shows what prepared launches save.
+class UnpreparedEmptyKernel final : public EmptyKernel {
+ public:
+  using EmptyKernel::EmptyKernel;
+  std::unique_ptr<PreparedLaunch> prepare(const Config&) override { return nullptr; }
 };
 
 bool skip_without_cuda(benchmark::State& state) {
@@ -130,20 +124,31 @@ void BM_LaunchPaired(benchmark::State& state) {
       check_launch("empty");
     }
   };
-  // What is put against the bare launch (through:N): 0 the tuned call; 1 the kernel object's own
-  // launch of the winner, no autotuner; 2 the launch of a kernel object that reads no config;
-  // 3 the bare launch itself, a control that shows the method's own bias (it should be 1.000).
+  // What is put against the bare launch (through:N): 0 the tuned call; 1 the winner's prepared
+  // launch, without the autotuner's lookup; 2 the kernel object's launch(inv, winner), which
+  // reads the config on every call; 3 the bare launch itself, a control that shows the method's
+  // own bias (it should be 1.000); 4 the tuned call of an autotuner whose kernel prepares nothing.
   const int through = static_cast<int>(state.range(0));
-  FixedBlockEmptyKernel fixed_kernel(fixture.device, block);
-  Kernel& kernel_object = through == 2 ? static_cast<Kernel&>(fixed_kernel) : fixture.kernel;
+  UnpreparedEmptyKernel unprepared(fixture.device);
+  // Its space is the winner alone, so it launches exactly what the tuned call launches.
+  Autotuner unprepared_tuner(unprepared, ConfigSpace({winner}), fixture.device.tuner_options());
+  unprepared_tuner.call(inv);
+  const std::unique_ptr<PreparedLaunch> prepared = fixture.kernel.prepare(winner);
   const auto tuned_block_of_calls = [&] {
     switch (through) {
       case 0:
         for (int i = 0; i < kPairBlock; ++i) benchmark::DoNotOptimize(&fixture.tuner.call(inv));
         return;
-      case 3: return bare_block();
-      default:
-        for (int i = 0; i < kPairBlock; ++i) kernel_object.launch(inv, winner);
+      case 1:
+        for (int i = 0; i < kPairBlock; ++i) prepared->launch(inv);
+        return;
+      case 2:
+        for (int i = 0; i < kPairBlock; ++i) fixture.kernel.launch(inv, winner);
+        return;
+      case 4:
+        for (int i = 0; i < kPairBlock; ++i) benchmark::DoNotOptimize(&unprepared_tuner.call(inv));
+        return;
+      default: return bare_block();
     }
   };
   Clock::duration bare{}, tuned{};
@@ -224,7 +229,7 @@ void BM_TuningQuality(benchmark::State& state) {
 
 BENCHMARK(BM_BareLaunch)->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
 BENCHMARK(BM_TunedLaunch)->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
-BENCHMARK(BM_LaunchPaired)->ArgName("through")->DenseRange(0, 3)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_LaunchPaired)->ArgName("through")->DenseRange(0, 4)->MinTime(2.0)->UseRealTime();
 BENCHMARK(BM_ColdKeys)->ArgName("parallel")->Arg(0)->Arg(1)->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TuningQuality)->ArgName("size")->Arg(256)->Arg(1024)->Arg(2048)->Iterations(1)->Unit(benchmark::kMillisecond);
 

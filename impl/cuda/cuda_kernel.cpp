@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "cuda_check.h"
-#include "cuda_stream.h"
 
 namespace safetune::cuda {
 
@@ -12,23 +11,8 @@ CudaKernel::CudaKernel(CudaDevice& device, std::string name, BenchTiming timing)
   validate(timing_);
 }
 
-void CudaKernel::launch(const Invocation& inv, const Config& config) {
-  checked_enqueue(cuda_handle(inv.stream), config, inv.args);
-}
-
-double CudaKernel::benchmark(const Invocation& inv, const Config& config) {
-  const cudaStream_t stream = cuda_handle(inv.stream);
-  return time_median_ns(device_, stream, [&] { checked_enqueue(stream, config, inv.args); }, timing_);
-}
-
-void CudaKernel::checked_enqueue(cudaStream_t stream, const Config& config, void* args) {
-  enqueue(stream, config, args);
-  // Not check_launch(name_ + ...): that would build a string on every launch, and this runs on
-  // every call of a tuned key (the hot path). The message is built only on failure.
-  const cudaError_t error = cudaGetLastError();
-  if (error != cudaSuccess) {
-    throw LaunchError("launch of " + name_ + " " + config.str() + " failed: " + cuda_error_text(error));
-  }
+void CudaKernel::throw_launch_failed(const std::string& config, cudaError_t error) const {
+  throw LaunchError("launch of " + name_ + " " + config + " failed: " + cuda_error_text(error));
 }
 
 int config_param(const std::string& kernel, const Config& config, const char* param) {

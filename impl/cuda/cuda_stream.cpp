@@ -1,7 +1,5 @@
 #include "cuda_stream.h"
 
-#include <typeinfo>
-
 #include "cuda_check.h"
 
 namespace safetune::cuda {
@@ -21,13 +19,8 @@ void CudaStream::synchronize() {
   check_cuda(cudaStreamSynchronize(handle_), "cudaStreamSynchronize(stream " + std::to_string(id_) + ")");
 }
 
-cudaStream_t cuda_handle(Stream& stream) {
-  // typeid, not dynamic_cast: this runs on every launch of a tuned key, and CudaStream is final,
-  // so an exact type comparison is the whole check and costs a fraction of a cross-cast.
-  if (typeid(stream) != typeid(CudaStream)) {
-    throw LaunchError("stream " + std::to_string(stream.id()) + " is not a CUDA stream");
-  }
-  return static_cast<CudaStream&>(stream).handle();
+void throw_not_a_cuda_stream(const Stream& stream) {
+  throw LaunchError("stream " + std::to_string(stream.id()) + " is not a CUDA stream");
 }
 
 }  // namespace safetune::cuda

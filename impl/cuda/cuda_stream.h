@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <typeinfo>
+
 #include "impl/kernel.h"
 
 namespace safetune::cuda {
@@ -27,8 +29,15 @@ class CudaStream final : public Stream {
   cudaStream_t handle_ = nullptr;
 };
 
+[[noreturn]] void throw_not_a_cuda_stream(const Stream& stream);
+
 // The CUDA stream behind `stream`. Throws LaunchError when `stream` is not a CudaStream (a
-// kernel of the CUDA device was handed another device's stream).
-cudaStream_t cuda_handle(Stream& stream);
+// kernel of the CUDA device was handed another device's stream). Inline, and typeid rather than
+// dynamic_cast: every tuned launch runs it, and CudaStream is final, so an exact type
+// comparison is the whole check (docs/gpu.md measures what a call elsewhere costs a launch).
+inline cudaStream_t cuda_handle(Stream& stream) {
+  if (typeid(stream) != typeid(CudaStream)) [[unlikely]] throw_not_a_cuda_stream(stream);
+  return static_cast<CudaStream&>(stream).handle();
+}
 
 }  // namespace safetune::cuda

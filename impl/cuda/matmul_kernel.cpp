@@ -36,7 +36,7 @@ std::size_t checked_size(int rows, int cols, const char* what) {
 }  // namespace
 
 MatmulKernel::MatmulKernel(CudaDevice& device, int m, int n, int k, BenchTiming timing)
-    : CudaKernel(device, "matmul_fp32", timing),
+    : CudaKernelOf(device, "matmul_fp32", timing),
       m_(m), n_(n), k_(k),
       a_(checked_size(m, k, "A"), "matmul A"),
       b_(checked_size(k, n, "B"), "matmul B"),
@@ -75,15 +75,20 @@ double MatmulKernel::max_relative_error(Stream& stream, const Config& config) {
   return worst / reference_scale_;
 }
 
-void MatmulKernel::enqueue(cudaStream_t stream, const Config& config, void* args) {
-  const MatmulArgs in = args != nullptr ? *static_cast<const MatmulArgs*>(args)
-                                        : MatmulArgs{a_.data(), b_.data(), c_.data(), m_, n_, k_};
+MatmulParams MatmulKernel::params(const Config& config) const {
   const int tile = config_param(name(), config, "TILE");
   const int per_thread = config_param(name(), config, "PER_THREAD");
   if (!matmul_has_variant(tile, per_thread)) {
     throw LaunchError("matmul_fp32: config '" + config.str() + "' has no compiled variant");
   }
-  check_cuda(enqueue_matmul(in.a, in.b, in.c, in.m, in.n, in.k, tile, per_thread, stream), "matmul_fp32");
+  return {tile, per_thread};
+}
+
+void MatmulKernel::enqueue(cudaStream_t stream, const MatmulParams& params, void* args) {
+  const MatmulArgs in = args != nullptr ? *static_cast<const MatmulArgs*>(args)
+                                        : MatmulArgs{a_.data(), b_.data(), c_.data(), m_, n_, k_};
+  check_cuda(enqueue_matmul(in.a, in.b, in.c, in.m, in.n, in.k, params.tile, params.per_thread, stream),
+             "matmul_fp32");
 }
 
 }  // namespace safetune::cuda

@@ -25,7 +25,12 @@ struct MatmulArgs {
   int m, n, k;
 };
 
-class MatmulKernel final : public CudaKernel {
+struct MatmulParams {
+  int tile;
+  int per_thread;
+};
+
+class MatmulKernel final : public CudaKernelOf<MatmulKernel, MatmulParams> {
  public:
   // The built-in problem (used when inv.args is null): fresh random m x k and k x n inputs.
   MatmulKernel(CudaDevice& device, int m, int n, int k, BenchTiming timing = {});
@@ -36,10 +41,12 @@ class MatmulKernel final : public CudaKernel {
   // double-precision reference (synchronizing that stream only). NaN when an output is NaN.
   double max_relative_error(Stream& stream, const Config& config);
 
- protected:
-  void enqueue(cudaStream_t stream, const Config& config, void* args) override;
-
  private:
+  friend CudaKernelOf;
+  // Throws LaunchError unless (TILE, PER_THREAD) is a compiled variant.
+  MatmulParams params(const Config& config) const;
+  void enqueue(cudaStream_t stream, const MatmulParams& params, void* args);
+
   int m_, n_, k_;
   std::vector<double> reference_;  // m x n
   double reference_scale_ = 0;     // max |reference_|

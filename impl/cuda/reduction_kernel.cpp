@@ -10,7 +10,7 @@
 namespace safetune::cuda {
 
 ReductionKernel::ReductionKernel(CudaDevice& device, int n, BenchTiming timing)
-    : CudaKernel(device, "reduction", timing),
+    : CudaKernelOf(device, "reduction", timing),
       n_(n),
       in_(static_cast<std::size_t>(std::max(n, 1)), "reduction input"),
       out_(1, "reduction output") {
@@ -38,16 +38,19 @@ long long ReductionKernel::run_once(Stream& stream, const Config& config) {
   return sum;
 }
 
-void ReductionKernel::enqueue(cudaStream_t stream, const Config& config, void* args) {
-  const ReductionArgs in = args != nullptr ? *static_cast<const ReductionArgs*>(args)
-                                           : ReductionArgs{in_.data(), out_.data(), n_};
+ReductionParams ReductionKernel::params(const Config& config) const {
   const int block = config_param(name(), config, "BLOCK");
-  const int items = config_param(name(), config, "ITEMS");
   // The tree reduction halves the block each step: any other size would drop values.
   if (block < 32 || block > 1024 || (block & (block - 1)) != 0) {
     throw LaunchError("reduction: config '" + config.str() + "': BLOCK must be a power of two in [32, 1024]");
   }
-  check_cuda(enqueue_reduction(in.in, in.out, in.n, block, items, stream), "reduction");
+  return {block, config_param(name(), config, "ITEMS")};
+}
+
+void ReductionKernel::enqueue(cudaStream_t stream, const ReductionParams& params, void* args) {
+  const ReductionArgs in = args != nullptr ? *static_cast<const ReductionArgs*>(args)
+                                           : ReductionArgs{in_.data(), out_.data(), n_};
+  check_cuda(enqueue_reduction(in.in, in.out, in.n, params.block, params.items, stream), "reduction");
 }
 
 }  // namespace safetune::cuda

@@ -17,7 +17,12 @@ struct ReductionArgs {
   int n;
 };
 
-class ReductionKernel final : public CudaKernel {
+struct ReductionParams {
+  int block;
+  int items;
+};
+
+class ReductionKernel final : public CudaKernelOf<ReductionKernel, ReductionParams> {
  public:
   // The built-in problem (used when inv.args is null): n fresh random values in [-1000, 1000].
   explicit ReductionKernel(CudaDevice& device, int n = 1 << 22, BenchTiming timing = {});
@@ -28,10 +33,12 @@ class ReductionKernel final : public CudaKernel {
   long long run_once(Stream& stream, const Config& config);
   long long expected_sum() const { return expected_; }
 
- protected:
-  void enqueue(cudaStream_t stream, const Config& config, void* args) override;
-
  private:
+  friend CudaKernelOf;
+  // Throws LaunchError unless BLOCK is a power of two in [32, 1024].
+  ReductionParams params(const Config& config) const;
+  void enqueue(cudaStream_t stream, const ReductionParams& params, void* args);
+
   int n_;
   long long expected_ = 0;
   DeviceBuffer<int> in_;

@@ -21,10 +21,10 @@ class PerStreamVectorAdd final : public Kernel {
 
   const std::string& name() const override { return name_; }
   void launch(const Invocation& inv, const Config& config) override {
-    VectorAddProblem& problem = problem_of(inv.stream);
-    problem.poison(cuda_handle(inv.stream));
-    VectorAddArgs args = problem.args();
-    add_.launch(Invocation{inv.key, inv.stream, &args}, config);
+    on_own_problem(inv, [&](const Invocation& routed) { add_.launch(routed, config); });
+  }
+  std::unique_ptr<PreparedLaunch> prepare(const Config& config) override {
+    return std::make_unique<Prepared>(*this, add_.prepare(config));
   }
   double benchmark(const Invocation& inv, const Config& config) override {
     VectorAddArgs args = problem_of(inv.stream).args();
@@ -38,6 +38,29 @@ class PerStreamVectorAdd final : public Kernel {
   }
 
  private:
+  // The vector add's prepared launch, routed to the caller's problem like launch().
+  class Prepared final : public PreparedLaunch {
+   public:
+    Prepared(const PerStreamVectorAdd& kernel, std::unique_ptr<PreparedLaunch> add)
+        : kernel_(kernel), add_(std::move(add)) {}
+    void launch(const Invocation& inv) const override {
+      kernel_.on_own_problem(inv, [&](const Invocation& routed) { add_->launch(routed); });
+    }
+
+   private:
+    const PerStreamVectorAdd& kernel_;
+    const std::unique_ptr<PreparedLaunch> add_;
+  };
+
+  // Poisons the output of the caller's stream, then runs `launch` with that stream's buffers.
+  template <class Launch>
+  void on_own_problem(const Invocation& inv, Launch&& launch) const {
+    VectorAddProblem& problem = problem_of(inv.stream);
+    problem.poison(cuda_handle(inv.stream));
+    VectorAddArgs args = problem.args();
+    launch(Invocation{inv.key, inv.stream, &args});
+  }
+
   VectorAddKernel& add_;
   const std::string name_;
   const std::unordered_map<int, std::unique_ptr<VectorAddProblem>>& problems_;

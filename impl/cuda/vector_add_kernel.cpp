@@ -37,7 +37,7 @@ std::size_t VectorAddProblem::mismatches(cudaStream_t stream) {
 }
 
 VectorAddKernel::VectorAddKernel(CudaDevice& device, int n, BenchTiming timing)
-    : CudaKernel(device, "vector_add", timing), problem_(n, fresh_seed()) {}
+    : CudaKernelOf(device, "vector_add", timing), problem_(n, fresh_seed()) {}
 
 ConfigSpace VectorAddKernel::config_space() {
   std::vector<Config> configs;
@@ -47,11 +47,13 @@ ConfigSpace VectorAddKernel::config_space() {
   return ConfigSpace(std::move(configs));
 }
 
-void VectorAddKernel::enqueue(cudaStream_t stream, const Config& config, void* args) {
+VectorAddParams VectorAddKernel::params(const Config& config) const {
+  return {config_param(name(), config, "BLOCK"), config_param(name(), config, "ITEMS")};
+}
+
+void VectorAddKernel::enqueue(cudaStream_t stream, const VectorAddParams& params, void* args) {
   const VectorAddArgs in = args != nullptr ? *static_cast<const VectorAddArgs*>(args) : problem_.args();
-  const int block = config_param(name(), config, "BLOCK");
-  const int items = config_param(name(), config, "ITEMS");
-  check_cuda(enqueue_vector_add(in.a, in.b, in.c, in.n, block, items, stream), "vector_add");
+  check_cuda(enqueue_vector_add(in.a, in.b, in.c, in.n, params.block, params.items, stream), "vector_add");
 }
 
 }  // namespace safetune::cuda

@@ -35,7 +35,12 @@ class VectorAddProblem {
   DeviceBuffer<float> a_, b_, c_;
 };
 
-class VectorAddKernel final : public CudaKernel {
+struct VectorAddParams {
+  int block;
+  int items;
+};
+
+class VectorAddKernel final : public CudaKernelOf<VectorAddKernel, VectorAddParams> {
  public:
   // The built-in problem (used when inv.args is null) has n elements of fresh random data.
   explicit VectorAddKernel(CudaDevice& device, int n = 1 << 22, BenchTiming timing = {});
@@ -43,10 +48,11 @@ class VectorAddKernel final : public CudaKernel {
   static ConfigSpace config_space();
   VectorAddProblem& problem() { return problem_; }
 
- protected:
-  void enqueue(cudaStream_t stream, const Config& config, void* args) override;
-
  private:
+  friend CudaKernelOf;
+  VectorAddParams params(const Config& config) const;
+  void enqueue(cudaStream_t stream, const VectorAddParams& params, void* args);
+
   VectorAddProblem problem_;
 };
 
