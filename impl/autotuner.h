@@ -42,10 +42,11 @@
 // key lock after the winner is withdrawn (of a key never called: under the index's insert lock);
 // launch after the kernel's launch returns.
 //
-// Every launch of a config of the space, or of the fallback, goes through the PreparedLaunch
-// the kernel made for it when the autotuner was built (Kernel::prepare), or through
-// Kernel::launch when the kernel made none. So the tuned path is: one hash, one bucket, one
-// acquire load, one virtual call.
+// Every launch of a config of the space, or of the fallback, goes through its LaunchChoice
+// (impl/launch_choice.h): the PreparedLaunch the kernel made for it when the autotuner was built
+// (Kernel::prepare), or Kernel::launch when the kernel made none. A tuned key's entry publishes
+// its winner's choice, so the tuned path is: one hash, one bucket, one acquire load of the
+// entry, one read of the choice, one virtual call.
 #pragma once
 
 #include <cmath>
@@ -63,6 +64,7 @@
 #include "impl/bench_lock.h"
 #include "impl/config.h"
 #include "impl/kernel.h"
+#include "impl/launch_choice.h"
 #include "impl/observer.h"
 #include "impl/sync.h"
 #include "model/event.h"
@@ -120,16 +122,10 @@ class BasicAutotuner {
   using AttemptPtr = std::shared_ptr<Attempt<Sync>>;
   using Yield = BasicBenchLockYield<Sync>;
 
-  // A config to launch (of the space, or the fallback) and its prepared launch, if any.
-  struct Launchable {
-    const Config* config = nullptr;
-    const PreparedLaunch* prepared = nullptr;  // null: Kernel::launch(inv, *config)
-  };
-
   // What a call on a not-yet-tuned key does, decided under the key lock.
   struct Route {
     enum Kind { Launch, Own, Fail, Reentrant } kind;
-    Launchable launch;    // Launch
+    const LaunchChoice* launch = nullptr;  // Launch
     AttemptPtr attempt;   // Own
     std::string error;    // Fail
   };
@@ -150,9 +146,7 @@ class BasicAutotuner {
   void finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
                       const std::string& error) SAFETUNE_EXCLUDES(entry.mutex);
 
-  Launchable space_config(int index) const;
-  Launchable fallback_config() const;
-  const Config& launch(const Invocation& inv, Launchable what);
+  const Config& launch(const Invocation& inv, const LaunchChoice& what);
   // Apart from report(), so that launch() stays small: stream.id() is a virtual call, and the
   // hot path pays neither it nor the event's construction unless an observer is set.
   [[gnu::noinline]] void report_launch(const Invocation& inv, const Config& config) const;
@@ -161,13 +155,13 @@ class BasicAutotuner {
               const std::string* config = nullptr, const std::string* error = nullptr,
               std::optional<double> time_ns = std::nullopt) const noexcept;
 
+  // Each declared after what it refers to, so it is built after it and destroyed before it.
   Kernel& kernel_;
   const ConfigSpace space_;
-  // One per config of space_. Declared after space_ (destroyed before the configs it may refer
-  // to), and next to it: a tuned call reads both.
-  const std::vector<std::unique_ptr<PreparedLaunch>> prepared_;
-  const Options options_;
-  const std::unique_ptr<PreparedLaunch> prepared_fallback_;  // after options_, which holds its config
+  const Options options_;  // checked before anything is prepared
+  const std::vector<std::unique_ptr<PreparedLaunch>> prepared_;  // space_'s configs, then the fallback
+  const std::vector<LaunchChoice> choices_;  // one per config of space_, in order
+  const LaunchChoice fallback_;              // config null when options_ has no fallback
   KeyIndex<Sync, Entry> index_;
 };
 
@@ -179,23 +173,46 @@ using Autotuner = BasicAutotuner<StdSync>;
 
 namespace autotuner_detail {
 
+template <class Options>
+Options checked(Options options, const Kernel& kernel) {
+  const bool needs_fallback =
+      options.wait == WaitPolicy::Fallback || options.reentry == ReentryPolicy::Fallback;
+  if (needs_fallback && !options.fallback) {
+    throw ConfigError("autotuner for kernel '" + kernel.name() +
+                      "': a Fallback wait or reentry policy needs TunerOptions::fallback");
+  }
+  return options;
+}
+
 // Kernel::prepare, with a LaunchError (a config the kernel cannot run) read as "not prepared":
 // Kernel::launch then reports that config's failure when, and if, it is launched.
-inline std::unique_ptr<PreparedLaunch> prepare_or_null(Kernel& kernel, const Config* config) {
-  if (config == nullptr) return nullptr;
+inline std::unique_ptr<PreparedLaunch> prepare_or_null(Kernel& kernel, const Config& config) {
   try {
-    return kernel.prepare(*config);
+    return kernel.prepare(config);
   } catch (const LaunchError&) {
     return nullptr;
   }
 }
 
-inline std::vector<std::unique_ptr<PreparedLaunch>> prepare_all(Kernel& kernel,
-                                                                 const ConfigSpace& space) {
+// One per config of `space`, in order, then one for `fallback` if there is one.
+inline std::vector<std::unique_ptr<PreparedLaunch>> prepare_all(
+    Kernel& kernel, const ConfigSpace& space, const std::optional<Config>& fallback) {
   std::vector<std::unique_ptr<PreparedLaunch>> prepared;
-  prepared.reserve(space.size());
-  for (const Config& config : space.configs()) prepared.push_back(prepare_or_null(kernel, &config));
+  prepared.reserve(space.size() + 1);
+  for (const Config& config : space.configs()) prepared.push_back(prepare_or_null(kernel, config));
+  if (fallback) prepared.push_back(prepare_or_null(kernel, *fallback));
   return prepared;
+}
+
+inline std::vector<LaunchChoice> choices_of(
+    const ConfigSpace& space, const std::vector<std::unique_ptr<PreparedLaunch>>& prepared,
+    bool observed) {
+  std::vector<LaunchChoice> choices;
+  choices.reserve(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    choices.push_back({&space[i], prepared[i].get(), observed});
+  }
+  return choices;
 }
 
 }  // namespace autotuner_detail
@@ -204,17 +221,12 @@ template <class Sync>
 BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options options)
     : kernel_(kernel),
       space_(std::move(space)),
-      prepared_(autotuner_detail::prepare_all(kernel_, space_)),
-      options_(std::move(options)),
-      prepared_fallback_(autotuner_detail::prepare_or_null(
-          kernel_, options_.fallback ? &*options_.fallback : nullptr)) {
-  const bool needs_fallback =
-      options_.wait == WaitPolicy::Fallback || options_.reentry == ReentryPolicy::Fallback;
-  if (needs_fallback && !options_.fallback) {
-    throw ConfigError("autotuner for kernel '" + kernel_.name() +
-                      "': a Fallback wait or reentry policy needs TunerOptions::fallback");
-  }
-}
+      options_(autotuner_detail::checked(std::move(options), kernel_)),
+      prepared_(autotuner_detail::prepare_all(kernel_, space_, options_.fallback)),
+      choices_(autotuner_detail::choices_of(space_, prepared_, options_.observer != nullptr)),
+      fallback_{options_.fallback ? &*options_.fallback : nullptr,
+                options_.fallback ? prepared_.back().get() : nullptr,
+                options_.observer != nullptr} {}
 
 // The tuned path. On a GPU it runs between two launches of the driver, whose own code evicts
 // this code and its data from the core's caches and predictors, so its cost is mostly the
@@ -224,8 +236,8 @@ const Config& BasicAutotuner<Sync>::call(const Invocation& inv) {
   Entry& entry = index_.find_or_insert(inv.key);
   // acquire: pairs with the release in finish_attempt, which comes after tune_end is reported,
   // so this call's own reports are ordered after the winner's tune_end.
-  const int winner = entry.winner.load(std::memory_order_acquire);
-  if (winner >= 0) [[likely]] return launch(inv, space_config(winner));
+  const LaunchChoice* winner = entry.winner.load(std::memory_order_acquire);
+  if (winner != nullptr) [[likely]] return launch(inv, *winner);
   return call_untuned(entry, inv);
 }
 
@@ -240,13 +252,13 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
     next = route(entry, inv, lock, yield);
   }
   switch (next.kind) {
-    case Route::Launch: return launch(inv, next.launch);
+    case Route::Launch: return launch(inv, *next.launch);
     case Route::Fail: throw TuningFailed(next.error);
     case Route::Reentrant: throw ReentrantTuning(next.error);
     case Route::Own: break;
   }
   const int winner = run_attempt(entry, inv, next.attempt);
-  return launch(inv, space_config(winner));
+  return launch(inv, choices_[static_cast<std::size_t>(winner)]);
 }
 
 template <class Sync>
@@ -258,14 +270,13 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::route(Entry& entry,
     case KeyState::Cold: return begin_attempt(entry, inv);
     case KeyState::Tuned: {
       // relaxed: the key lock orders this load after the store made under the same lock.
-      const int winner = entry.winner.load(std::memory_order_relaxed);
-      return {Route::Launch, space_config(winner), nullptr, {}};
+      return {Route::Launch, entry.winner.load(std::memory_order_relaxed), nullptr, {}};
     }
     case KeyState::Tuning: break;
   }
   AttemptPtr attempt = entry.attempt.get();
   if (attempt->owner == Sync::thread_id()) return reenter(entry);
-  if (options_.wait == WaitPolicy::Fallback) return {Route::Launch, fallback_config(), nullptr, {}};
+  if (options_.wait == WaitPolicy::Fallback) return {Route::Launch, &fallback_, nullptr, {}};
   return wait_for(entry, inv, attempt, lock, yield);
 }
 
@@ -284,7 +295,7 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::begin_attempt(Entry& 
 template <class Sync>
 typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::reenter(const Entry& entry) {
   if (options_.reentry == ReentryPolicy::Fallback) {
-    return {Route::Launch, fallback_config(), nullptr, {}};
+    return {Route::Launch, &fallback_, nullptr, {}};
   }
   return {Route::Reentrant, {}, nullptr,
           where(entry.key) +
@@ -304,7 +315,7 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
   report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
   const int winner = attempt->winner.get();
   if (winner < 0) return {Route::Fail, {}, nullptr, attempt->error.get()};
-  return {Route::Launch, space_config(winner), nullptr, {}};
+  return {Route::Launch, &choices_[static_cast<std::size_t>(winner)], nullptr, {}};
 }
 
 template <class Sync>
@@ -384,7 +395,7 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
     const auto& config = space_[static_cast<std::size_t>(winner)];
     report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), &config.str());
     // release: a lock-free reader that sees the winner also sees tune_end reported before it.
-    entry.winner.store(winner, std::memory_order_release);
+    entry.winner.store(&choices_[static_cast<std::size_t>(winner)], std::memory_order_release);
     entry.state.set(KeyState::Tuned);
   } else {
     report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), nullptr, &error);
@@ -411,7 +422,7 @@ void BasicAutotuner<Sync>::invalidate(std::string_view key) {
   if (entry.state.get() == KeyState::Tuned) {
     // relaxed: lock-free readers need no ordering with the withdrawal; a reader that still sees
     // the old winner launched a config that was published during its call.
-    entry.winner.store(-1, std::memory_order_relaxed);
+    entry.winner.store(nullptr, std::memory_order_relaxed);
     entry.state.set(KeyState::Cold);
   }
   report(model::EventKind::Invalidate, entry.key, -1);
@@ -422,30 +433,19 @@ std::optional<Config> BasicAutotuner<Sync>::tuned_config(std::string_view key) c
   const Entry* entry = index_.find(key);
   if (entry == nullptr) return std::nullopt;
   // acquire: same pairing as in call().
-  const int winner = entry->winner.load(std::memory_order_acquire);
-  if (winner < 0) return std::nullopt;
-  return space_[static_cast<std::size_t>(winner)];
+  const LaunchChoice* winner = entry->winner.load(std::memory_order_acquire);
+  if (winner == nullptr) return std::nullopt;
+  return *winner->config;
 }
 
 template <class Sync>
-typename BasicAutotuner<Sync>::Launchable BasicAutotuner<Sync>::space_config(int index) const {
-  const auto i = static_cast<std::size_t>(index);
-  return {&space_[i], prepared_[i].get()};
-}
-
-template <class Sync>
-typename BasicAutotuner<Sync>::Launchable BasicAutotuner<Sync>::fallback_config() const {
-  return {&*options_.fallback, prepared_fallback_.get()};
-}
-
-template <class Sync>
-const Config& BasicAutotuner<Sync>::launch(const Invocation& inv, Launchable what) {
+const Config& BasicAutotuner<Sync>::launch(const Invocation& inv, const LaunchChoice& what) {
   if (what.prepared != nullptr) [[likely]] {
     what.prepared->launch(inv);
   } else {
     kernel_.launch(inv, *what.config);
   }
-  if (options_.observer != nullptr) report_launch(inv, *what.config);
+  if (what.observed) report_launch(inv, *what.config);
   return *what.config;
 }
 

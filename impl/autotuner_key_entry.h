@@ -2,8 +2,8 @@
 //
 // Invariants (each Var is read and written only with the entry's mutex held):
 //   - state == Tuning   <=>  attempt != null, and attempt->done is false.
-//   - state == Tuned    <=>  winner >= 0 (winner is also readable without the lock).
-//   - state == Cold     <=>  winner == -1 and attempt == null.
+//   - state == Tuned    <=>  winner != null (winner is also readable without the lock).
+//   - state == Cold     <=>  winner == null and attempt == null.
 //   - An Attempt is shared with the threads waiting on it, so each waiter reads the outcome of
 //     the attempt it waited for even if a later attempt has begun since.
 #pragma once
@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "impl/launch_choice.h"
 #include "impl/sync.h"
 
 namespace safetune {
@@ -30,7 +31,7 @@ struct Attempt {
   typename Sync::template Var<std::string> error;  // why it failed, when it failed
 };
 
-// Aligned to a cache line, so that what a tuned call reads (key, next, winner: the first 44
+// Aligned to a cache line, so that what a tuned call reads (key, next, winner: the first 48
 // bytes with libstdc++) is one line, not two.
 template <class Sync>
 struct alignas(64) KeyEntry {
@@ -40,9 +41,9 @@ struct alignas(64) KeyEntry {
   const std::string key;
   KeyEntry* const next;  // the index's bucket link; fixed before the entry is published
 
-  // The published winner's index into the config space, or -1. The only per-key state read
-  // without the lock.
-  typename Sync::template Atomic<int> winner{-1};
+  // The published winner's choice (one of the autotuner's, never freed before it), or null.
+  // The only per-key state read without the lock.
+  typename Sync::template Atomic<const LaunchChoice*> winner{nullptr};
 
   typename Sync::Mutex mutex;
   typename Sync::CondVar attempt_finished;  // notified when an attempt publishes or fails

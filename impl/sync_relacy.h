@@ -134,7 +134,7 @@ struct RelacySync {
   class Atomic {
    public:
     Atomic() : Atomic(T{}) {}  // value-initialized, as std::atomic<T>() is since C++20
-    Atomic(T value) : atomic_(value) {}  // NOLINT: mirrors std::atomic's converting constructor
+    Atomic(T value) : atomic_(stored(value)) {}  // NOLINT: mirrors std::atomic's constructor
     Atomic(const Atomic&) = delete;
     Atomic& operator=(const Atomic&) = delete;
 
@@ -143,11 +143,25 @@ struct RelacySync {
     }
     void store(T value, std::memory_order order = std::memory_order_seq_cst,
                RelacyWhere where = {}) {
-      atomic_.store(value, relacy_order(order), where.info());
+      atomic_.store(stored(value), relacy_order(order), where.info());
     }
 
    private:
-    rl::atomic<T> atomic_;
+    // rl::atomic<const U*> does not compile (Relacy's history converts through void*), so a
+    // pointer to const is held as a pointer to non-const. It is only ever read back as T, so
+    // nothing is written through it.
+    using Stored = std::conditional_t<
+        std::is_pointer_v<T>, std::add_pointer_t<std::remove_const_t<std::remove_pointer_t<T>>>,
+        T>;
+    static Stored stored(T value) {
+      if constexpr (std::is_pointer_v<T>) {
+        return const_cast<Stored>(value);
+      } else {
+        return value;
+      }
+    }
+
+    rl::atomic<Stored> atomic_;
   };
 
   // A scalar kept in an rl::var itself (an enum as its underlying integer, promoted so that

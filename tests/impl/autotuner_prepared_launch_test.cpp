@@ -147,5 +147,13 @@ TEST(AutotunerPreparedLaunch, APrepareThatThrowsAnythingButLaunchErrorFailsTheCo
   EXPECT_THROW(Autotuner(kernel, three_blocks(), {}), std::logic_error);
 }
 
+TEST(AutotunerPreparedLaunch, AMissingFallbackIsRefusedBeforeAnythingIsPrepared) {
+  PreparingKernel kernel;
+  TunerOptions options;
+  options.wait = WaitPolicy::Fallback;
+  EXPECT_THROW(Autotuner(kernel, three_blocks(), options), ConfigError);
+  EXPECT_THAT(kernel.prepared_configs(), ::testing::IsEmpty());
+}
+
 }  // namespace
 }  // namespace safetune

@@ -1,0 +1,24 @@
+// LaunchChoice: a config the autotuner may launch, with everything a launch of it needs.
+//
+// The autotuner builds one per config of its space, and one for its fallback, when it is built,
+// and never changes them. A tuned key's entry publishes a pointer to its winner's choice, so a
+// call on a tuned key reads the key's entry and that choice, and nothing else of the autotuner.
+// On a GPU each line a tuned call reads costs a measurable part of a launch (docs/gpu.md).
+//
+// Invariants: `config` is never null and outlives the choice; `prepared`, when not null, is
+// the kernel's prepared launch of exactly `config`; `observed` is true exactly when the
+// autotuner that built the choice has an observer.
+#pragma once
+
+#include "impl/config.h"
+#include "impl/kernel.h"
+
+namespace safetune {
+
+struct LaunchChoice {
+  const Config* config = nullptr;
+  const PreparedLaunch* prepared = nullptr;  // null: Kernel::launch(inv, *config)
+  bool observed = false;                     // report each launch to the autotuner's observer
+};
+
+}  // namespace safetune
