@@ -110,7 +110,10 @@ class BasicAutotuner {
 
   // Launches on inv.stream and returns the config it launched (see the contract above).
   // Throws ReentrantTuning, TuningFailed, or LaunchError (the final launch failed).
-  const Config& call(const Invocation& inv);
+  // Always inlined: the tuned path's few instructions then run in the caller's own code lines,
+  // which on a GPU measurably cuts what a tuned launch adds to a bare one (docs/gpu.md); every
+  // other path is a call out of line.
+  [[gnu::always_inline]] inline const Config& call(const Invocation& inv);
   void invalidate(std::string_view key);
   // The published winner of `key`, if it is Tuned. Lock-free.
   std::optional<Config> tuned_config(std::string_view key) const;

@@ -18,12 +18,29 @@ struct LaunchError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What kind of stream a Stream is, named by the address of one object per kind: a device's
+// kernels compare a stream's kind() with their own device's to check that the stream is theirs.
+struct StreamKind {
+  const char* name;
+};
+
 // An in-order queue of device work. Each calling thread uses its own stream.
 class Stream {
  public:
   virtual ~Stream() = default;
   virtual void synchronize() = 0;  // blocks the calling thread until the queue is drained
   virtual int id() const = 0;      // stable, unique per device; used as the trace's `stream`
+  // Null unless the stream's class gave one. A plain field, not RTTI: a kernel checks it on
+  // every launch, and on a GPU the lines RTTI reads cost a measurable part of one (docs/gpu.md).
+  const StreamKind* kind() const { return kind_; }
+
+ protected:
+  Stream() = default;
+  // `kind` must outlive the stream; only the one class of streams of that kind passes it.
+  explicit Stream(const StreamKind* kind) : kind_(kind) {}
+
+ private:
+  const StreamKind* const kind_ = nullptr;
 };
 
 // One call's arguments, as the autotuner passes them through to the kernel and to hooks.

@@ -4,7 +4,7 @@
 
 namespace safetune::cuda {
 
-CudaStream::CudaStream(int id) : id_(id) {
+CudaStream::CudaStream(int id) : Stream(&kCudaStreamKind), id_(id) {
   check_cuda(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
 }
 

@@ -6,11 +6,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include <typeinfo>
-
 #include "impl/kernel.h"
 
 namespace safetune::cuda {
+
+// The kind of every CudaStream, and of no other stream.
+inline constexpr StreamKind kCudaStreamKind{"cuda"};
 
 class CudaStream final : public Stream {
  public:
@@ -25,18 +26,18 @@ class CudaStream final : public Stream {
   cudaStream_t handle() const { return handle_; }
 
  private:
+  cudaStream_t handle_ = nullptr;  // next to Stream's kind: cuda_handle reads both
   const int id_;
-  cudaStream_t handle_ = nullptr;
 };
 
 [[noreturn]] void throw_not_a_cuda_stream(const Stream& stream);
 
 // The CUDA stream behind `stream`. Throws LaunchError when `stream` is not a CudaStream (a
-// kernel of the CUDA device was handed another device's stream). Inline, and typeid rather than
-// dynamic_cast: every tuned launch runs it, and CudaStream is final, so an exact type
-// comparison is the whole check (docs/gpu.md measures what a call elsewhere costs a launch).
+// kernel of the CUDA device was handed another device's stream). Inline, and the stream's kind
+// rather than RTTI: every tuned launch runs it, and the kind is in the line that holds the
+// handle, where typeid reads two more (docs/gpu.md measures what each line costs a launch).
 inline cudaStream_t cuda_handle(Stream& stream) {
-  if (typeid(stream) != typeid(CudaStream)) [[unlikely]] throw_not_a_cuda_stream(stream);
+  if (stream.kind() != &kCudaStreamKind) [[unlikely]] throw_not_a_cuda_stream(stream);
   return static_cast<CudaStream&>(stream).handle();
 }
 

@@ -1,4 +1,5 @@
 // The CUDA device's plumbing: streams, return-code checks, event timing, the bench lock default.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "impl/cuda/cuda_check.h"
@@ -9,11 +10,17 @@
 namespace safetune::cuda {
 namespace {
 
-// A stream of another device, to show that a CUDA kernel refuses it cleanly.
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+// A stream of another device, to show that a CUDA kernel refuses it cleanly: of no kind, or of
+// a kind of its own.
 struct ForeignStream final : Stream {
+  explicit ForeignStream(const StreamKind* kind = nullptr) : Stream(kind) {}
   void synchronize() override {}
   int id() const override { return 99; }
 };
+constexpr StreamKind kForeignKind{"foreign"};
 
 TEST(CudaDevice, ReadsPropertiesAndHandsOutStreamsWithUniqueIds) {
   SAFETUNE_REQUIRE_CUDA();
@@ -43,13 +50,23 @@ TEST(CudaDevice, AFailingRuntimeCallThrowsCudaErrorNamingTheCall) {
   }
 }
 
+// Needs no GPU: the check is on the host, before any CUDA call.
 TEST(CudaDevice, AForeignStreamIsALaunchError) {
+  for (ForeignStream foreign : {ForeignStream(), ForeignStream(&kForeignKind)}) {
+    // Through a pointer g++ cannot follow: knowing the object, its -Warray-bounds would flag the
+    // CudaStream read that the inline cuda_handle makes only after its kind check has passed.
+    Stream* volatile opaque = &foreign;
+    EXPECT_THAT([&] { cuda_handle(*opaque); },
+                ThrowsMessage<LaunchError>(HasSubstr("stream 99 is not a CUDA stream")));
+  }
+}
+
+TEST(CudaDevice, ItsStreamsAreOfTheCudaKind) {
   SAFETUNE_REQUIRE_CUDA();
-  ForeignStream foreign;
-  // Through a pointer g++ cannot follow: knowing the object, its -Warray-bounds would flag the
-  // CudaStream read that the inline cuda_handle makes only after its type check has passed.
-  Stream* volatile opaque = &foreign;
-  EXPECT_THROW(cuda_handle(*opaque), LaunchError);
+  CudaDevice device;
+  auto stream = device.new_stream();
+  EXPECT_EQ(stream->kind(), &kCudaStreamKind);
+  EXPECT_EQ(cuda_handle(*stream), stream->handle());
 }
 
 TEST(EventTimer, MedianOfALongerWorkloadIsLonger) {
