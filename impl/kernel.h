@@ -31,7 +31,7 @@ class Stream {
   virtual void synchronize() = 0;  // blocks the calling thread until the queue is drained
   virtual int id() const = 0;      // stable, unique per device; used as the trace's `stream`
   // Null unless the stream's class gave one. A plain field, not RTTI: a kernel checks it on
-  // every launch, and on a GPU the lines RTTI reads cost a measurable part of one (docs/gpu.md).
+  // every launch, and typeid reads two more lines (the vtable's type_info, then its name).
   const StreamKind* kind() const { return kind_; }
 
  protected:

@@ -2,8 +2,8 @@
 //
 // The autotuner builds one per config of its space, and one for its fallback, when it is built,
 // and never changes them. A tuned key's entry publishes a pointer to its winner's choice, so a
-// call on a tuned key reads the key's entry and that choice, and nothing else of the autotuner.
-// On a GPU each line a tuned call reads costs a measurable part of a launch (docs/gpu.md).
+// call on a tuned key reads the key's entry and that choice, and nothing else of the autotuner,
+// and every path that launches (tuned, waited, fallback) launches a choice the same way.
 //
 // Invariants: `config` is never null and outlives the choice; `prepared`, when not null, is
 // the kernel's prepared launch of exactly `config`; `observed` is true exactly when the
