@@ -129,8 +129,8 @@ class BasicAutotuner {
   struct Route {
     enum Kind { Launch, Own, Fail, Reentrant } kind;
     const LaunchChoice* launch = nullptr;  // Launch
-    AttemptPtr attempt;   // Own
-    std::string error;    // Fail
+    AttemptPtr attempt;                    // Own
+    std::string error;                     // Fail
   };
 
   // Out of line, like report(): a tuned call's code is then a few contiguous lines (see call()).

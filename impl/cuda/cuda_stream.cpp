@@ -1,5 +1,7 @@
 #include "cuda_stream.h"
 
+#include <string>
+
 #include "cuda_check.h"
 
 namespace safetune::cuda {
@@ -20,7 +22,9 @@ void CudaStream::synchronize() {
 }
 
 void throw_not_a_cuda_stream(const Stream& stream) {
-  throw LaunchError("stream " + std::to_string(stream.id()) + " is not a CUDA stream");
+  const std::string kind = stream.kind() != nullptr ? std::string("its kind is '") + stream.kind()->name + "'"
+                                                    : std::string("it has no kind");
+  throw LaunchError("stream " + std::to_string(stream.id()) + " is not a CUDA stream (" + kind + ")");
 }
 
 }  // namespace safetune::cuda

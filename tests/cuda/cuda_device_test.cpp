@@ -52,13 +52,16 @@ TEST(CudaDevice, AFailingRuntimeCallThrowsCudaErrorNamingTheCall) {
 
 // Needs no GPU: the check is on the host, before any CUDA call.
 TEST(CudaDevice, AForeignStreamIsALaunchError) {
-  for (ForeignStream foreign : {ForeignStream(), ForeignStream(&kForeignKind)}) {
-    // Through a pointer g++ cannot follow: knowing the object, its -Warray-bounds would flag the
-    // CudaStream read that the inline cuda_handle makes only after its kind check has passed.
-    Stream* volatile opaque = &foreign;
-    EXPECT_THAT([&] { cuda_handle(*opaque); },
-                ThrowsMessage<LaunchError>(HasSubstr("stream 99 is not a CUDA stream")));
-  }
+  ForeignStream of_no_kind;
+  ForeignStream of_another_kind(&kForeignKind);
+  // Through pointers g++ cannot follow: knowing the object, its -Warray-bounds would flag the
+  // CudaStream read that the inline cuda_handle makes only after its kind check has passed.
+  Stream* volatile opaque = &of_no_kind;
+  EXPECT_THAT([&] { cuda_handle(*opaque); },
+              ThrowsMessage<LaunchError>(HasSubstr("stream 99 is not a CUDA stream (it has no kind)")));
+  opaque = &of_another_kind;
+  EXPECT_THAT([&] { cuda_handle(*opaque); },
+              ThrowsMessage<LaunchError>(HasSubstr("stream 99 is not a CUDA stream (its kind is 'foreign')")));
 }
 
 TEST(CudaDevice, ItsStreamsAreOfTheCudaKind) {
