@@ -146,9 +146,10 @@ int usage_error(CLI::App& app, const CLI::ParseError& error) {
 
 }  // namespace
 
-std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const* argv) {
+std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const* argv,
+                                                    const std::string& program) {
   ParsedCommand parsed;
-  CLI::App app{"safetune: stress and check autotuners for concurrency bugs", "safetune"};
+  CLI::App app{program + ": stress and check autotuners for concurrency bugs", program};
   app.require_subcommand(1);
   CLI::App* stress = app.add_subcommand("stress", "drive a subject with N threads and check its trace");
   CLI::App* check = app.add_subcommand("check", "check a trace file (JSON Lines v1)");
@@ -159,7 +160,7 @@ std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const*
   add_output_options(*stress, parsed.stress);
   add_check_options(*check, parsed.check);
   if (is_unknown_command(app, argc, argv)) {
-    std::cerr << "safetune: unknown command '" << argv[1] << "'\n" << app.help();
+    std::cerr << program << ": unknown command '" << argv[1] << "'\n" << app.help();
     return kUsageError;
   }
   try {

@@ -2,6 +2,7 @@
 // (docs: "The command line"); extra flags are documented in --help.
 #pragma once
 
+#include <string>
 #include <variant>
 
 #include "options.h"
@@ -18,7 +19,9 @@ struct ParsedCommand {
 
 // Parses argv. On --help it prints the help and returns exit code 0; on a usage error (unknown
 // command or flag, bad value) it prints the message, naming the flag and the value, to stderr
-// and returns exit code 2. Otherwise it returns the validated command.
-std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const* argv);
+// and returns exit code 2. Otherwise it returns the validated command. `program` is the name
+// the help and the messages give the command (a binary built on run_cli has its own).
+std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const* argv,
+                                                    const std::string& program = "safetune");
 
 }  // namespace safetune::stress

@@ -40,7 +40,7 @@ int run_cli(int argc, char** argv, std::vector<SubjectInfo> extra_subjects) {
     std::cerr << program << ": " << refused.what() << '\n';
     return kUsageError;
   }
-  auto parsed = parse_command_line(argc, argv);
+  auto parsed = parse_command_line(argc, argv, program);
   if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;
   ParsedCommand& command = std::get<ParsedCommand>(parsed);
   command.stress.program = program;

@@ -65,5 +65,15 @@ TEST(ExampleCudnnCache, TheBuiltInCommandIsUnchanged) {
   EXPECT_NE(unknown.err.find("unknown subject 'nosuch'"), std::string::npos) << unknown.err;
 }
 
+// The help and the usage errors name the example's binary, not `safetune`.
+TEST(ExampleCudnnCache, HelpAndUsageErrorsNameTheExampleBinary) {
+  const CommandResult help = run_safetune("--help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find(std::string("Usage: ") + kProgram + " "), std::string::npos) << help.out;
+  const CommandResult unknown = run_safetune("frobnicate");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.rfind(std::string(kProgram) + ": unknown command 'frobnicate'", 0), 0u) << unknown.err;
+}
+
 }  // namespace
 }  // namespace safetune::stress::testing
