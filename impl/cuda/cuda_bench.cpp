@@ -16,6 +16,7 @@
 //     times the repetitions; counter `ratio` = re-measured winner / re-measured best (<= 1.03).
 // Without a GPU every benchmark reports SkipWithError naming the reason.
 #include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,6 +34,21 @@
 namespace safetune::cuda {
 namespace {
 
+// The empty kernel's enqueue, with its return code checked and no message built unless it
+// failed. Both sides of every comparison below make it, so they differ only in what the
+// autotuner adds.
+inline void enqueue_empty_checked(int block, cudaStream_t stream) {
+  const cudaError_t code = enqueue_empty(block, stream);
+  if (code != cudaSuccess) [[unlikely]] check_cuda(code, "empty");
+}
+
+// The bare launch: the enqueue, then the launch's error, as CudaKernelOf's launches read it.
+inline void bare_launch(int block, cudaStream_t stream) {
+  enqueue_empty_checked(block, stream);
+  const cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess) [[unlikely]] throw LaunchError("launch of empty failed: " + cuda_error_text(error));
+}
+
 // An empty kernel with one parameter, BLOCK: the launch cost alone.
 class EmptyKernel : public CudaKernelOf<EmptyKernel, int> {
  public:
@@ -41,7 +57,7 @@ class EmptyKernel : public CudaKernelOf<EmptyKernel, int> {
  private:
   friend CudaKernelOf;
   int params(const Config& config) const { return config_param(name(), config, "BLOCK"); }
-  void enqueue(cudaStream_t stream, int block, void*) { check_cuda(enqueue_empty(block, stream), "empty"); }
+  void enqueue(cudaStream_t stream, int block, void*) { enqueue_empty_checked(block, stream); }
 };
 
 // The empty kernel, preparing nothing: its autotuner launches through Kernel::launch on every
@@ -85,8 +101,7 @@ void BM_BareLaunch(benchmark::State& state) {
   const int block = tuned_block(fixture, *stream);
   stream->synchronize();
   for (auto _ : state) {
-    check_cuda(enqueue_empty(block, stream->handle()), "empty");
-    check_launch("empty");
+    bare_launch(block, stream->handle());
   }
   stream->synchronize();
   state.SetItemsProcessed(state.iterations());
@@ -120,8 +135,7 @@ void BM_LaunchPaired(benchmark::State& state) {
   stream->synchronize();
   const auto bare_block = [&] {
     for (int i = 0; i < kPairBlock; ++i) {
-      check_cuda(enqueue_empty(block, stream->handle()), "empty");
-      check_launch("empty");
+      bare_launch(block, stream->handle());
     }
   };
   // What is put against the bare launch (through:N): 0 the tuned call; 1 the winner's prepared
