@@ -208,14 +208,18 @@ inline std::vector<std::unique_ptr<PreparedLaunch>> prepare_all(
 }
 
 inline std::vector<LaunchChoice> choices_of(
-    const ConfigSpace& space, const std::vector<std::unique_ptr<PreparedLaunch>>& prepared,
-    bool observed) {
+    const ConfigSpace& space, const std::vector<std::unique_ptr<PreparedLaunch>>& prepared) {
   std::vector<LaunchChoice> choices;
   choices.reserve(space.size());
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    choices.push_back({&space[i], prepared[i].get(), observed});
-  }
+  for (std::size_t i = 0; i < space.size(); ++i) choices.push_back({&space[i], prepared[i].get()});
   return choices;
+}
+
+// The fallback's choice (prepare_all put its prepared launch last), or one with no config.
+inline LaunchChoice fallback_choice_of(const std::optional<Config>& fallback,
+                                       const std::vector<std::unique_ptr<PreparedLaunch>>& prepared) {
+  if (!fallback) return {};
+  return {&*fallback, prepared.back().get()};
 }
 
 }  // namespace autotuner_detail
@@ -226,10 +230,8 @@ BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options 
       space_(std::move(space)),
       options_(autotuner_detail::checked(std::move(options), kernel_)),
       prepared_(autotuner_detail::prepare_all(kernel_, space_, options_.fallback)),
-      choices_(autotuner_detail::choices_of(space_, prepared_, options_.observer != nullptr)),
-      fallback_{options_.fallback ? &*options_.fallback : nullptr,
-                options_.fallback ? prepared_.back().get() : nullptr,
-                options_.observer != nullptr} {}
+      choices_(autotuner_detail::choices_of(space_, prepared_)),
+      fallback_(autotuner_detail::fallback_choice_of(options_.fallback, prepared_)) {}
 
 // The tuned path. On a GPU it runs between two launches of the driver, whose own code evicts
 // this code and its data from the core's caches and predictors, so its cost is mostly the
@@ -448,7 +450,7 @@ const Config& BasicAutotuner<Sync>::launch(const Invocation& inv, const LaunchCh
   } else {
     kernel_.launch(inv, *what.config);
   }
-  if (what.observed) report_launch(inv, *what.config);
+  if (options_.observer != nullptr) report_launch(inv, *what.config);
   return *what.config;
 }
 
