@@ -1,0 +1,120 @@
+"""impl/cuda/bench_figures.py (ci/gpu's benchmark figures) on made-up benchmark outputs: no GPU."""
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "impl", "cuda"))
+import bench_figures  # noqa: E402
+
+
+def record(name, **counters):
+    return {"name": name, "run_type": "iteration", **counters}
+
+
+def launch_records(bare_rate=200e3, tuned_rate=100e3):
+    records = []
+    for threads in (1, 4, 16):
+        # 16 threads get other rates, so that matching "threads:1" against it would show.
+        scale = 10 if threads == 16 else 1
+        records.append(record(f"BM_BareLaunch/real_time/threads:{threads}", items_per_second=bare_rate * scale))
+        records.append(record(f"BM_TunedLaunch/real_time/threads:{threads}", items_per_second=tuned_rate * scale))
+    return records
+
+
+def tuning_records():
+    return [
+        record("BM_ColdKeys/parallel:0/iterations:3/real_time", real_time=70.0),
+        record("BM_ColdKeys/parallel:1/iterations:3/real_time", real_time=20.0),
+    ] + [record(f"BM_TuningQuality/size:{size}/iterations:1", ratio=1.0 + size / 1e5) for size in (256, 1024, 2048)]
+
+
+def paired_records(ratios_by_through):
+    records = []
+    for through, ratios in ratios_by_through.items():
+        name = f"BM_LaunchPaired/through:{through}/min_time:2.000/real_time"
+        records += [record(name, tuned_over_bare=ratio) for ratio in ratios]
+        # An aggregate far off, which must not count.
+        records.append({"name": name + "_mean", "run_type": "aggregate", "aggregate_name": "mean", "tuned_over_bare": 9.0})
+    return records
+
+
+class BenchFigures(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folder.cleanup)
+
+    def write(self, name, records):
+        path = os.path.join(self.folder.name, name)
+        with open(path, "w") as f:
+            json.dump({"context": {}, "benchmarks": records}, f)
+        return path
+
+    def run_script(self, *args):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = bench_figures.main(list(args))
+        return status, out.getvalue(), err.getvalue()
+
+    def standard_args(self, paired_files):
+        return ["--launch", self.write("launch.json", launch_records()),
+                "--tuning", self.write("tuning.json", tuning_records()),
+                "--paired", *paired_files]
+
+    def test_the_ratio_is_the_median_over_processes_of_each_process_median(self):
+        processes = [
+            {0: [1.010, 1.020, 1.030], 1: [1.0, 1.0, 1.0], 3: [1.0, 1.0, 1.0]},  # median 1.020
+            {0: [1.001, 1.002, 1.003], 1: [1.0, 1.0, 1.0], 3: [1.0, 1.0, 1.0]},  # median 1.002
+            {0: [1.005, 1.006, 1.100], 1: [1.0, 1.0, 1.0], 3: [1.0, 1.0, 1.0]},  # median 1.006
+        ]
+        files = [self.write(f"p{i}.json", paired_records(p)) for i, p in enumerate(processes)]
+        status, out, err = self.run_script(*self.standard_args(files))
+        self.assertEqual(status, 0, err)
+        self.assertIn("over 3 processes): tuned cost / bare cost 1.0060 [1.0020-1.0200]", out)
+
+    def test_each_thread_count_reads_its_own_benchmark(self):
+        files = [self.write("p.json", paired_records({0: [1.0], 1: [1.0], 3: [1.0]}))]
+        status, out, err = self.run_script(*self.standard_args(files))
+        self.assertEqual(status, 0, err)
+        self.assertIn("1 thr: bare 200k/s tuned 100k/s (tuned cost / bare cost 2.000)", out)
+        self.assertIn("16 thr: bare 2000k/s tuned 1000k/s", out)
+        self.assertIn("8 cold keys: sequential 70.0 ms, 8 threads 20.0 ms", out)
+        self.assertIn("quality 2048: ratio 1.020", out)
+
+    def test_the_one_process_figures_are_added_when_given(self):
+        files = [self.write("p.json", paired_records({0: [1.0], 1: [1.0], 3: [1.0]}))]
+        once = self.write("once.json", paired_records({2: [1.008], 4: [1.015]}))
+        status, out, err = self.run_script(*self.standard_args(files), "--paired-once", once)
+        self.assertEqual(status, 0, err)
+        self.assertIn("reading the config: 1.0080; tuned, kernel that prepares nothing: 1.0150", out)
+
+    def test_a_missing_benchmark_names_the_file_and_the_benchmark(self):
+        files = [self.write("p.json", paired_records({0: [1.0], 3: [1.0]}))]
+        status, out, err = self.run_script(*self.standard_args(files))
+        self.assertEqual(status, 1)
+        self.assertEqual(out, "")
+        self.assertIn("p.json: no benchmark named BM_LaunchPaired/through:1/", err)
+
+    def test_a_skipped_benchmark_is_an_error_not_a_figure(self):
+        skipped = record("BM_LaunchPaired/through:0/min_time:2.000/real_time", error_occurred=True,
+                         error_message="no usable CUDA device: no driver")
+        files = [self.write("p.json", [skipped] + paired_records({1: [1.0], 3: [1.0]}))]
+        status, _, err = self.run_script(*self.standard_args(files))
+        self.assertEqual(status, 1)
+        self.assertIn("reported an error: no usable CUDA device: no driver", err)
+
+    def test_a_file_that_is_not_benchmark_output_is_named(self):
+        bad = os.path.join(self.folder.name, "bad.json")
+        with open(bad, "w") as f:
+            f.write("not json")
+        status, _, err = self.run_script(*self.standard_args([bad]))
+        self.assertEqual(status, 1)
+        self.assertIn("bad.json: not a Google Benchmark JSON output", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
