@@ -160,17 +160,19 @@ TEST(SimKernel, BadOptionsAreRejectedWithTheOptionNamed) {
   EXPECT_NE(message_of({.jitter = -0.1}).find("jitter"), std::string::npos);
 }
 
-TEST(SimKernel, HundredConfigsBenchmarkQuickly) {
-  // The Triton-report scenario tunes 100 configs on one thread; the sim must keep that cheap.
+TEST(SimKernel, HundredConfigsBenchmarkOnOneStream) {
+  // The Triton-report scenario tunes 100 configs on one thread: every benchmark runs its warm-up
+  // and repetitions to completion on the caller's stream. (How long that takes is not asserted
+  // here: a timed test on a shared machine is noise. The scenario's own run time is printed by
+  // `safetune stress`.)
   SimDevice device;
   SimKernel kernel(device, {.jitter = 0.5});
   auto stream = device.new_stream();
-  const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 100; ++i) {
     kernel.benchmark({"k", *stream}, Config({{"BLOCK", i}}));
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
   EXPECT_EQ(stream->completed(), 400u);
+  EXPECT_EQ(kernel.benchmarks(), 100u);
 }
 
 }  // namespace
