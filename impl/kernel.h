@@ -43,6 +43,12 @@ class Stream {
   const StreamKind* const kind_ = nullptr;
 };
 
+// "its kind is 'sim'", or "it has no kind": what a kernel's error says of a stream it refuses.
+inline std::string kind_description(const Stream& stream) {
+  if (stream.kind() == nullptr) return "it has no kind";
+  return std::string("its kind is '") + stream.kind()->name + "'";
+}
+
 // One call's arguments, as the autotuner passes them through to the kernel and to hooks.
 struct Invocation {
   std::string_view key;   // the tuning key, computed by the caller's key function

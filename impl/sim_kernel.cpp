@@ -36,12 +36,11 @@ void require(bool ok, const SimKernelOptions& options, const std::string& what) 
 }
 
 SimStream& sim_stream_of(const Invocation& inv, const std::string& kernel) {
-  auto* stream = dynamic_cast<SimStream*>(&inv.stream);
-  if (stream == nullptr) {
-    throw std::invalid_argument("SimKernel '" + kernel + "': stream " +
-                                std::to_string(inv.stream.id()) + " is not a SimStream");
+  if (inv.stream.kind() != &kSimStreamKind) {
+    throw std::invalid_argument("SimKernel '" + kernel + "': stream " + std::to_string(inv.stream.id()) +
+                                " is not a SimStream (" + kind_description(inv.stream) + ")");
   }
-  return *stream;
+  return static_cast<SimStream&>(inv.stream);
 }
 
 void spin_for(std::chrono::nanoseconds duration) {

@@ -7,7 +7,7 @@
 namespace safetune::sim {
 
 SimStream::SimStream(int id, std::unique_ptr<ScheduleNoise> noise)
-    : id_(id), noise_(std::move(noise)) {
+    : Stream(&kSimStreamKind), id_(id), noise_(std::move(noise)) {
   if (!noise_) {
     throw std::invalid_argument("SimStream " + std::to_string(id) + ": noise must not be null");
   }

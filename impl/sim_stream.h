@@ -23,6 +23,9 @@
 
 namespace safetune::sim {
 
+// The kind of every SimStream, and of no other stream.
+inline constexpr StreamKind kSimStreamKind{"sim"};
+
 class SimStream final : public Stream {
  public:
   // `noise` must not be null (std::invalid_argument otherwise). Usually made by SimDevice,

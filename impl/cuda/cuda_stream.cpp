@@ -22,9 +22,8 @@ void CudaStream::synchronize() {
 }
 
 void throw_not_a_cuda_stream(const Stream& stream) {
-  const std::string kind = stream.kind() != nullptr ? std::string("its kind is '") + stream.kind()->name + "'"
-                                                    : std::string("it has no kind");
-  throw LaunchError("stream " + std::to_string(stream.id()) + " is not a CUDA stream (" + kind + ")");
+  throw LaunchError("stream " + std::to_string(stream.id()) + " is not a CUDA stream (" +
+                    kind_description(stream) + ")");
 }
 
 }  // namespace safetune::cuda

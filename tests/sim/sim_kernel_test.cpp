@@ -131,15 +131,35 @@ TEST(SimKernel, BenchmarkCallsNoiseAroundItsSynchronizations) {
 // A stream that is not a SimStream, to check the kernel refuses it.
 class ForeignStream final : public Stream {
  public:
+  explicit ForeignStream(const StreamKind* kind = nullptr) : Stream(kind) {}
   void synchronize() override {}
   int id() const override { return 99; }
 };
 
-TEST(SimKernel, RejectsAForeignStream) {
+constexpr StreamKind kForeignKind{"foreign"};
+
+std::string refusal_of(Stream& stream) {
   SimDevice device;
   SimKernel kernel(device, {});
-  ForeignStream stream;
-  EXPECT_THROW(kernel.launch({"k", stream}, cfg("B=1")), std::invalid_argument);
+  try {
+    kernel.launch({"k", stream}, cfg("B=1"));
+  } catch (const std::invalid_argument& refused) {
+    return refused.what();
+  }
+  return "(accepted)";
+}
+
+TEST(SimKernel, RejectsAForeignStreamNamingItsKind) {
+  ForeignStream of_no_kind;
+  ForeignStream of_another_kind(&kForeignKind);
+  EXPECT_EQ(refusal_of(of_no_kind), "SimKernel 'sim_kernel': stream 99 is not a SimStream (it has no kind)");
+  EXPECT_EQ(refusal_of(of_another_kind),
+            "SimKernel 'sim_kernel': stream 99 is not a SimStream (its kind is 'foreign')");
+}
+
+TEST(SimKernel, ItsStreamsAreOfTheSimKind) {
+  SimDevice device;
+  EXPECT_EQ(device.new_stream()->kind(), &kSimStreamKind);
 }
 
 TEST(SimKernel, BadOptionsAreRejectedWithTheOptionNamed) {
