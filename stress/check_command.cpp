@@ -12,10 +12,6 @@
 namespace safetune::stress {
 namespace {
 
-constexpr int kPass = 0;
-constexpr int kViolation = 1;
-constexpr int kInputError = 2;
-
 int input_error(const std::string& path, const model::InputError& error) {
   std::cerr << path << ':';
   if (error.line > 0) std::cerr << error.line << ':';

@@ -8,6 +8,10 @@
 
 namespace safetune::stress {
 
+inline constexpr int kPass = 0;
+inline constexpr int kViolation = 1;
+inline constexpr int kInputError = 2;  // also: an output file that could not be written
+
 int run_stress(const StressOptions& options);
 int run_check(const CheckOptions& options);
 int list_subjects(std::ostream& out);

@@ -14,7 +14,8 @@ bool write_file(const std::string& path, const std::function<void(std::ostream&)
   std::ofstream out(path, std::ios::trunc);
   if (out) write(out);
   out.flush();
-  if (!out) std::cerr << "safetune: cannot write '" << path << "'\n";
+  // No program name: the message is the same in every binary built on run_cli.
+  if (!out) std::cerr << "cannot write '" << path << "'\n";
   return static_cast<bool>(out);
 }
 

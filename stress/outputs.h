@@ -1,5 +1,7 @@
 // Writing a run's trace files: the JSON Lines trace (--trace) and the Chrome timeline
-// (--chrome). Failures are reported on stderr, naming the file, and return false.
+// (--chrome). Failures are reported on stderr, naming the file, and return false. The command
+// line checks both paths before a run (cli.cpp), so a failure here is one that came later: a
+// full disk, say.
 #pragma once
 
 #include <optional>

@@ -96,7 +96,7 @@ class StressRun {
 
   int finish(const model::Trace& trace) {
     summary_.elapsed_s = elapsed_s();
-    write_trace_outputs(trace, summary_.violations, options_.trace_path, options_.chrome_path);
+    const bool written = write_trace_outputs(trace, summary_.violations, options_.trace_path, options_.chrome_path);
     const std::string replay = replay_command(options_, replay_round());
     // With --json, stdout holds exactly one JSON object; the human report goes to stderr.
     std::ostream& report_out = options_.json ? std::cerr : std::cout;
@@ -106,7 +106,9 @@ class StressRun {
     } else {
       write_stress_text(std::cout, summary_);
     }
-    return summary_.passed() ? 0 : 1;
+    // A violation outranks a lost output file: exit 1 says the subject is broken either way.
+    if (!summary_.passed()) return kViolation;
+    return written ? kPass : kInputError;
   }
 
   const StressOptions& options_;

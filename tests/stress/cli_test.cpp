@@ -118,6 +118,14 @@ TEST(Check, ChromeOutputParses) {
   EXPECT_FALSE(json.empty());
 }
 
+TEST(Check, AChromeOutputThatCannotBeWrittenIsAnInputError) {
+  if (!std::ofstream("/dev/full")) GTEST_SKIP() << "this system has no /dev/full";
+  const std::string path = write_temp_file("for_full.jsonl", kValidTrace);
+  const CommandResult result = run_safetune("check " + path + " --chrome /dev/full");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "cannot write '/dev/full'\n");
+}
+
 TEST(Check, MissingFileIsAnInputError) {
   const CommandResult result = run_safetune("check " + temp_path("does_not_exist.jsonl"));
   EXPECT_EQ(result.exit_code, 2);

@@ -82,6 +82,17 @@ TEST(StressRun, TraceFileIsAcceptedByCheckAndChromeParses) {
   EXPECT_FALSE(timeline.empty());
 }
 
+// /dev/full opens for writing (so the command line accepts it) and fails every write: an output
+// lost after the run, as on a full disk. The run's report still comes out, and the exit code
+// says the output is missing.
+TEST(StressRun, AnOutputThatCannotBeWrittenIsExitTwoNamingTheFile) {
+  if (!std::ofstream("/dev/full")) GTEST_SKIP() << "this system has no /dev/full";
+  const CommandResult result = run_safetune("stress --threads 2 --calls 5 --seed 3 --trace /dev/full");
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  EXPECT_NE(result.err.find("cannot write '/dev/full'"), std::string::npos) << result.err;
+  EXPECT_NE(result.out.find("verdict: pass"), std::string::npos) << result.out;
+}
+
 TEST(StressRun, SecondsRunsSeveralRounds) {
   const auto json = run_json("--seconds 1.5 --threads 4 --calls 50 --seed 3");
   EXPECT_GT(json.at("rounds").get<int>(), 1);
