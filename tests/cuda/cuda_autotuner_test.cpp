@@ -9,6 +9,7 @@
 #include "impl/cuda/matmul_kernel.h"
 #include "impl/trace_recorder.h"
 #include "model/checker.h"
+#include "tests/common/violation_text.h"
 #include "tests/cuda/cuda_skip.h"
 
 namespace safetune::cuda {
@@ -20,14 +21,6 @@ model::Header header_for(const Kernel& kernel, const ConfigSpace& space) {
   header.white_box = true;
   header.configs[kernel.name()] = space.strings();
   return header;
-}
-
-std::string describe(const model::CheckResult& result) {
-  std::string text;
-  for (const auto& violation : result.violations) {
-    text += std::string(model::rule_id(violation.rule)) + ": " + violation.message + "\n";
-  }
-  return text;
 }
 
 TEST(CudaAutotuner, TenThreadsOnTheirOwnStreamsTuneOneKeyOnce) {
@@ -60,7 +53,7 @@ TEST(CudaAutotuner, TenThreadsOnTheirOwnStreamsTuneOneKeyOnce) {
   for (auto& stream : streams) stream->synchronize();
 
   const model::CheckResult result = model::check(recorder.snapshot());
-  EXPECT_TRUE(result.violations.empty()) << describe(result);
+  EXPECT_TRUE(result.violations.empty()) << testing::violation_text(result);
   EXPECT_EQ(result.stats.successful_tunings, 1);
   EXPECT_EQ(result.stats.benches, static_cast<std::int64_t>(space.size()));
   EXPECT_EQ(result.stats.failed_benches, 1);  // TILE=128,PER_THREAD=16: too much shared memory

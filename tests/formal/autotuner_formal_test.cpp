@@ -70,7 +70,7 @@ TEST(RelacyAutotunerMutation, SharedThreadIdIsCaughtByTheModel) {
       "mutant-shared-thread-id", 1, kBound3);
   std::cout << last_violation();
   EXPECT_EQ(outcome.result, rl::test_result_user_assert_failed);
-  EXPECT_THAT(last_violation(), testing::HasSubstr("R6"));
+  EXPECT_THAT(last_violation(), ::testing::HasSubstr("R6"));
 }
 
 }  // namespace

@@ -14,18 +14,11 @@
 
 #include "impl/config.h"
 #include "impl/kernel.h"
+#include "tests/common/fake_stream.h"
 
 namespace safetune::formal {
 
-class FakeStream : public Stream {
- public:
-  explicit FakeStream(int id) : id_(id) {}
-  void synchronize() override {}
-  int id() const override { return id_; }
-
- private:
-  int id_;
-};
+using testing::FakeStream;
 
 class FakeKernel : public Kernel {
  public:

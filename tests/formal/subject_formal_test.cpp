@@ -54,8 +54,8 @@ void expect_caught(const std::string& name, int keys, const Search& search,
 template <class Suite>
 void expect_duplicate_tuning(const std::string& name, int keys, const Search& search) {
   expect_caught<Suite>(name, keys, search, rl::test_result_user_assert_failed);
-  EXPECT_THAT(last_violation(), testing::AnyOf(testing::HasSubstr("R2 exclusive tuning"),
-                                               testing::HasSubstr("R3 single tuning")));
+  EXPECT_THAT(last_violation(), ::testing::AnyOf(::testing::HasSubstr("R2 exclusive tuning"),
+                                                 ::testing::HasSubstr("R3 single tuning")));
 }
 
 // ---- The broken subjects: each must be caught. ----

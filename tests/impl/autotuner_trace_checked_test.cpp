@@ -8,6 +8,7 @@
 #include "impl/autotuner.h"
 #include "impl/trace_recorder.h"
 #include "model/checker.h"
+#include "tests/common/violation_text.h"
 #include "tests/impl/deadline.h"
 #include "tests/impl/fake_kernel.h"
 #include "tests/impl/tuner_options.h"
@@ -39,14 +40,6 @@ void recorded_call(Autotuner& tuner, TraceRecorder& recorder, const std::string&
   }
 }
 
-std::string describe(const model::CheckResult& result) {
-  std::string text;
-  for (const auto& violation : result.violations) {
-    text += std::string(model::rule_id(violation.rule)) + ": " + violation.message + "\n";
-  }
-  return text;
-}
-
 TEST(AutotunerTraceChecked, ConcurrentCallsWithFaultsAndInvalidationsPassTheModel) {
   run_with_deadline([] {
     FakeKernel kernel({{"BLOCK=64", 3}, {"BLOCK=128", 1}, {"BLOCK=256", 2}});
@@ -67,7 +60,7 @@ TEST(AutotunerTraceChecked, ConcurrentCallsWithFaultsAndInvalidationsPassTheMode
     }
     for (auto& thread : threads) thread.join();
     const model::CheckResult result = model::check(recorder.snapshot());
-    EXPECT_TRUE(result.ok()) << describe(result);
+    EXPECT_TRUE(result.ok()) << testing::violation_text(result);
     EXPECT_EQ(result.stats.calls, 240);
     EXPECT_GE(result.stats.successful_tunings, 3);
     EXPECT_EQ(result.stats.duplicate_tunings, 0);
@@ -92,7 +85,7 @@ TEST(AutotunerTraceChecked, AllFailingAttemptWithWaitersPassesTheModel) {
     }
     for (auto& thread : threads) thread.join();
     const model::CheckResult result = model::check(recorder.snapshot());
-    EXPECT_TRUE(result.ok()) << describe(result);
+    EXPECT_TRUE(result.ok()) << testing::violation_text(result);
     EXPECT_EQ(result.stats.errors, 30);
     EXPECT_EQ(result.stats.successful_tunings, 0);
   });

@@ -12,18 +12,9 @@
 #include <vector>
 
 #include "impl/kernel.h"
+#include "tests/common/fake_stream.h"
 
 namespace safetune::testing {
-
-class FakeStream : public Stream {
- public:
-  explicit FakeStream(int id) : id_(id) {}
-  void synchronize() override {}
-  int id() const override { return id_; }
-
- private:
-  int id_;
-};
 
 // One launch as the kernel saw it.
 struct LaunchRecord {
