@@ -8,9 +8,10 @@ Usage: bench_figures.py --launch BENCH.json --tuning TUNING.json --paired P1.jso
 --paired: BM_LaunchPaired through:0, 1 and 3, one file per process.
 --paired-once: BM_LaunchPaired through:2 and 4, from one process (shown, not judged).
 
-Why several processes for the 1-thread ratio: within one process the paired benchmark resolves
-0.1%, but from one process to the next the ratio moves by 0.4-0.7% (the code and the driver's
-libraries land at other addresses each time), more than the 1% goal's margin. One process is
+Why several processes for the 1-thread ratio: within one process the paired benchmark's
+repetitions agree to about 0.2%, but from one process to the next the ratio moves by 0.4-0.7%
+(probably with where the code and the driver's libraries land in memory, which changes with each
+process), more than the 1% goal's margin. One process is
 one draw of that; the median over processes is the figure, and the range of the per-process
 medians is printed with it. Every process's own figure is a ratio taken within one run, of
 alternating blocks, so no ratio compares two runs.
