@@ -20,6 +20,9 @@
 //     fallback config.
 //   - If every config fails, the owner and every thread waiting on that attempt get TuningFailed
 //     and the key is Cold again: a later call starts a new attempt.
+//   - If the attempt's own bookkeeping throws (out of memory), the owner gets that exception,
+//     the configs not yet benched are reported as failed benches, and the attempt fails as
+//     above: its waiters get TuningFailed and the key is Cold again.
 // No autotuner lock is held while a benchmark, a launch or a user hook runs, so hooks may call
 // any autotuner (nested tuning of another key works). Different keys never wait for each other.
 // invalidate(key) makes a Tuned key Cold; on a Cold or Tuning key it has no effect.
@@ -146,8 +149,11 @@ class BasicAutotuner {
   std::optional<double> bench_one(const Invocation& inv, const Config& config,
                                   std::string& failures);
   double measure(const Invocation& inv, const Config& config);
+  // Publishes the winner, or fails the attempt with `error` (moved in: no allocation).
   void finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
-                      const std::string& error) SAFETUNE_EXCLUDES(entry.mutex);
+                      std::string error) SAFETUNE_EXCLUDES(entry.mutex);
+  void abort_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
+                     std::size_t first_unreported, const char* what) noexcept SAFETUNE_EXCLUDES(entry.mutex);
 
   const Config& launch(const Invocation& inv, const LaunchChoice& what);
   // Apart from report(), so that launch() stays small: stream.id() is a virtual call, and the
@@ -329,30 +335,63 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
   int best = -1;
   double best_time = 0;
   std::string failures;
+  std::string error;
+  std::size_t next = 0;  // the first config not yet benched and reported
   try {
-    for (std::size_t i = 0; i < space_.size(); ++i) {
-      const std::optional<double> time = bench_one(inv, space_[i], failures);
+    for (; next < space_.size(); ++next) {
+      const std::optional<double> time = bench_one(inv, space_[next], failures);
       if (time && (best < 0 || *time < best_time)) {  // strict: a tie keeps the earlier config
-        best = static_cast<int>(i);
+        best = static_cast<int>(next);
         best_time = *time;
       }
     }
+    if (best < 0) {
+      error = where(entry.key) + ": every config failed in tuning attempt " +
+              std::to_string(attempt->id) + ": " + failures;
+    }
+  } catch (const std::exception& e) {
+    abort_attempt(entry, inv, attempt, next, e.what());
+    throw;
   } catch (...) {
-    // Only bookkeeping (e.g. out of memory) gets here; never leave the key stuck in Tuning.
-    finish_attempt(entry, inv, attempt, -1, where(entry.key) + ": tuning attempt aborted");
+    abort_attempt(entry, inv, attempt, next, "unknown exception");
     throw;
   }
-  const std::string error =
-      best < 0 ? where(entry.key) + ": every config failed in tuning attempt " +
-                     std::to_string(attempt->id) + ": " + failures
-               : std::string();
-  finish_attempt(entry, inv, attempt, best, error);
-  if (best < 0) throw TuningFailed(error);
+  finish_attempt(entry, inv, attempt, best, std::move(error));
+  // The owner reads back its own write: the attempt is finished, so a failure to copy the
+  // message here (out of memory) leaves no key in Tuning.
+  if (best < 0) throw TuningFailed(attempt->error.get());
   return best;
 }
 
+// Ends an attempt that something other than a failed bench interrupted. Only the attempt's own
+// bookkeeping can (bench_one turns every exception of a kernel or a hook into a failed bench), so
+// in practice this is running out of memory, and it allocates as little as it can:
+// - the configs from `first_unreported` on are reported as failed benches with the abort's
+//   message, so the trace still shows each config benched once in the attempt (R4);
+// - the attempt fails for every waiter and the key goes back to Cold, as after any failure;
+// - when even the message cannot be built, it is "out of memory", which fits in std::string's
+//   own buffer. Anything else that throws here ends the process (noexcept): a key left in
+//   Tuning would hang every later caller of it instead.
+template <class Sync>
+void BasicAutotuner<Sync>::abort_attempt(Entry& entry, const Invocation& inv,
+                                         const AttemptPtr& attempt, std::size_t first_unreported,
+                                         const char* what) noexcept {
+  std::string error;
+  try {
+    error = where(entry.key) + ": tuning attempt " + std::to_string(attempt->id) + " aborted: " + what;
+  } catch (...) {
+    error = "out of memory";
+  }
+  for (std::size_t i = first_unreported; i < space_.size(); ++i) {
+    report(model::EventKind::Bench, entry.key, inv.stream.id(), &space_[i].str(), &error);
+  }
+  finish_attempt(entry, inv, attempt, -1, std::move(error));
+}
+
 // Runs the hook and the benchmark of one config, reports the bench, and returns its time, or
-// nothing when it failed (appending the reason to `failures`).
+// nothing when it failed (appending the reason to `failures`). The report comes last, and
+// report() cannot throw: a config is reported exactly when bench_one returns, which is what
+// abort_attempt relies on to report each config once.
 template <class Sync>
 std::optional<double> BasicAutotuner<Sync>::bench_one(const Invocation& inv, const Config& config,
                                                       std::string& failures) {
@@ -366,8 +405,8 @@ std::optional<double> BasicAutotuner<Sync>::bench_one(const Invocation& inv, con
   } catch (...) {
     error = "unknown exception";
   }
-  report(model::EventKind::Bench, inv.key, inv.stream.id(), &config.str(), &error);
   failures += (failures.empty() ? "" : "; ") + config.str() + ": " + error;
+  report(model::EventKind::Bench, inv.key, inv.stream.id(), &config.str(), &error);
   return std::nullopt;
 }
 
@@ -394,7 +433,7 @@ double BasicAutotuner<Sync>::measure(const Invocation& inv, const Config& config
 template <class Sync>
 void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
                                           const AttemptPtr& attempt, int winner,
-                                          const std::string& error) {
+                                          std::string error) {
   typename Sync::Lock lock(entry.mutex);
   if (winner >= 0) {
     const auto& config = space_[static_cast<std::size_t>(winner)];
@@ -404,7 +443,7 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
     entry.state.set(KeyState::Tuned);
   } else {
     report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), nullptr, &error);
-    attempt->error.set(error);
+    attempt->error.set(std::move(error));
     entry.state.set(KeyState::Cold);
   }
   attempt->winner.set(winner);
