@@ -72,17 +72,18 @@ def process_median(path, records, through):
     return median_of(records, path, f"BM_LaunchPaired/through:{through}/", "tuned_over_bare")
 
 
-def over_processes(paths, through):
-    """The median over processes of each process's median ratio, with their range."""
-    medians = sorted(process_median(path, load(path), through) for path in paths)
+def over_processes(processes, through):
+    """The median over processes (path, records) of each one's median ratio, with their range."""
+    medians = sorted(process_median(path, records, through) for path, records in processes)
     return f"{statistics.median(medians):.4f} [{medians[0]:.4f}-{medians[-1]:.4f}]"
 
 
 def paired(paths, once):
+    processes = [(path, load(path)) for path in paths]  # each file read once
     line = (f"1 thr paired (alternating blocks; each process's median of its repetitions, then the"
-            f" median [range] over {len(paths)} processes): tuned cost / bare cost {over_processes(paths, 0)}"
-            f" (the winner's prepared launch alone, no lookup: {over_processes(paths, 1)};"
-            f" control, bare against bare: {over_processes(paths, 3)})")
+            f" median [range] over {len(paths)} processes): tuned cost / bare cost {over_processes(processes, 0)}"
+            f" (the winner's prepared launch alone, no lookup: {over_processes(processes, 1)};"
+            f" control, bare against bare: {over_processes(processes, 3)})")
     if once:
         records = load(once)
         line += (f"; in one process: the kernel's launch(inv, config), reading the config:"

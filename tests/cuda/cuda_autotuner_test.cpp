@@ -9,26 +9,18 @@
 #include "impl/cuda/matmul_kernel.h"
 #include "impl/trace_recorder.h"
 #include "model/checker.h"
-#include "tests/common/violation_text.h"
+#include "tests/common/checked_trace.h"
 #include "tests/cuda/cuda_skip.h"
 
 namespace safetune::cuda {
 namespace {
-
-model::Header header_for(const Kernel& kernel, const ConfigSpace& space) {
-  model::Header header;
-  header.present = true;
-  header.white_box = true;
-  header.configs[kernel.name()] = space.strings();
-  return header;
-}
 
 TEST(CudaAutotuner, TenThreadsOnTheirOwnStreamsTuneOneKeyOnce) {
   SAFETUNE_REQUIRE_CUDA();
   CudaDevice device;
   MatmulKernel matmul(device, 512, 512, 512, BenchTiming{1, 5});
   const ConfigSpace space = MatmulKernel::config_space();
-  TraceRecorder recorder(header_for(matmul, space));
+  TraceRecorder recorder(testing::header_for(matmul, space));
   TunerOptions options = device.tuner_options();
   options.observer = &recorder;
   Autotuner tuner(matmul, space, options);

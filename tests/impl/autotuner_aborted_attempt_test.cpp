@@ -20,7 +20,7 @@
 #include "impl/autotuner.h"
 #include "impl/trace_recorder.h"
 #include "model/checker.h"
-#include "tests/common/violation_text.h"
+#include "tests/common/checked_trace.h"
 #include "tests/impl/deadline.h"
 #include "tests/impl/event_counter.h"
 #include "tests/impl/failing_allocation.h"
@@ -53,22 +53,23 @@ void abort_the_first_attempt(FakeKernel& kernel, int skipped = 0, std::function<
   };
 }
 
-// A macro because GTEST_SKIP returns from the test's own body.
-#define SKIP_WITHOUT_INJECTION()                                                              \
-  do {                                                                                        \
-    if (!testing::allocation_failures_injectable()) {                                         \
-      GTEST_SKIP() << "this build's ThreadSanitizer runtime owns operator new, so no allocation " \
-                      "failure can be injected";                                              \
-    }                                                                                         \
-  } while (false)
+// Skips, saying why, where this build cannot fail an allocation.
+class AutotunerAbortedAttempt : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::allocation_failures_injectable()) {
+      GTEST_SKIP() << "this build's ThreadSanitizer runtime owns operator new, so no allocation "
+                      "failure can be injected";
+    }
+  }
+};
 
 std::string call_on_stream(Autotuner& tuner, int stream_id) {
   FakeStream stream(stream_id);
   return tuner.call({"k", stream}).str();
 }
 
-TEST(AutotunerAbortedAttempt, TheOwnerGetsTheExceptionAndALaterCallTunesTheKey) {
-  SKIP_WITHOUT_INJECTION();
+TEST_F(AutotunerAbortedAttempt, TheOwnerGetsTheExceptionAndALaterCallTunesTheKey) {
   FakeKernel kernel;
   abort_the_first_attempt(kernel);
   EventCounter events;
@@ -80,8 +81,7 @@ TEST(AutotunerAbortedAttempt, TheOwnerGetsTheExceptionAndALaterCallTunesTheKey) 
   EXPECT_EQ(events.count(EventKind::TuneBegin), 2);
 }
 
-TEST(AutotunerAbortedAttempt, EveryWaiterIsWokenWithTheAbortedAttemptsError) {
-  SKIP_WITHOUT_INJECTION();
+TEST_F(AutotunerAbortedAttempt, EveryWaiterIsWokenWithTheAbortedAttemptsError) {
   run_with_deadline([] {
     FakeKernel kernel;
     EventCounter events;
@@ -115,27 +115,16 @@ TEST(AutotunerAbortedAttempt, EveryWaiterIsWokenWithTheAbortedAttemptsError) {
 // The aborted attempt's trace is a failed attempt to the model, wherever the allocation failed:
 // each config is reported once (the one being benched, and the ones after it, as failed benches
 // with the abort's message), so it breaks no rule.
-class AbortedAttemptTrace : public ::testing::TestWithParam<int> {};
+class AbortedAttemptTrace : public AutotunerAbortedAttempt, public ::testing::WithParamInterface<int> {};
 
 TEST_P(AbortedAttemptTrace, PassesTheModel) {
-  SKIP_WITHOUT_INJECTION();
   FakeKernel kernel;
   abort_the_first_attempt(kernel, GetParam());
-  model::Header header;
-  header.present = true;
-  header.white_box = true;
-  header.configs[kernel.name()] = kSpace.strings();
-  TraceRecorder recorder(header);
+  TraceRecorder recorder(testing::header_for(kernel, kSpace));
   Autotuner tuner(kernel, kSpace, testing::observed_by(&recorder));
   FakeStream stream(1);
-  for (int call = 0; call < 2; ++call) {
-    recorder.call_begin("add", "k", stream.id());
-    try {
-      recorder.call_end("add", "k", CallOutcome::returned(tuner.call({"k", stream}).str()), stream.id());
-    } catch (const std::bad_alloc& error) {
-      recorder.call_end("add", "k", CallOutcome::raised(error.what()), stream.id());
-    }
-  }
+  testing::recorded_call(tuner, recorder, "add", "k", stream);  // aborted: bad_alloc
+  testing::recorded_call(tuner, recorder, "add", "k", stream);  // tunes
   EXPECT_FALSE(testing::allocation_failure_pending());
   const model::CheckResult result = model::check(recorder.snapshot());
   EXPECT_TRUE(result.ok()) << testing::violation_text(result);

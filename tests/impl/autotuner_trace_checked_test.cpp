@@ -8,7 +8,7 @@
 #include "impl/autotuner.h"
 #include "impl/trace_recorder.h"
 #include "model/checker.h"
-#include "tests/common/violation_text.h"
+#include "tests/common/checked_trace.h"
 #include "tests/impl/deadline.h"
 #include "tests/impl/fake_kernel.h"
 #include "tests/impl/tuner_options.h"
@@ -18,27 +18,9 @@ namespace {
 
 using testing::FakeKernel;
 using testing::FakeStream;
+using testing::header_for;
+using testing::recorded_call;
 using testing::run_with_deadline;
-
-model::Header header_for(const Kernel& kernel, const ConfigSpace& space) {
-  model::Header header;
-  header.present = true;
-  header.white_box = true;
-  header.configs[kernel.name()] = space.strings();
-  return header;
-}
-
-// One harness call: call_begin, the autotuner's call, call_end with its outcome.
-void recorded_call(Autotuner& tuner, TraceRecorder& recorder, const std::string& kernel,
-                   const std::string& key, Stream& stream) {
-  recorder.call_begin(kernel, key, stream.id());
-  try {
-    const Config& launched = tuner.call({key, stream});
-    recorder.call_end(kernel, key, CallOutcome::returned(launched.str()), stream.id());
-  } catch (const std::exception& error) {
-    recorder.call_end(kernel, key, CallOutcome::raised(error.what()), stream.id());
-  }
-}
 
 TEST(AutotunerTraceChecked, ConcurrentCallsWithFaultsAndInvalidationsPassTheModel) {
   run_with_deadline([] {
