@@ -24,6 +24,7 @@ struct TraceStats {
   std::int64_t failed_benches = 0;       // bench events with an error
   std::int64_t errors = 0;               // call_end events with an error
   std::int64_t hung_calls = 0;           // call_begin with no call_end (R7)
+  bool operator==(const TraceStats&) const = default;
 };
 
 struct CheckResult {

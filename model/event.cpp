@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "printable.h"
+
 namespace safetune::model {
 
 namespace {
@@ -21,6 +23,8 @@ constexpr std::array<std::pair<EventKind, std::string_view>, 9> kNames{{
 }};
 
 }  // namespace
+
+std::string Name::show() const { return is_string ? "\"" + printable(text) + "\"" : text; }
 
 std::string_view event_name(EventKind kind) { return kNames.at(static_cast<std::size_t>(kind)).second; }
 

@@ -23,8 +23,8 @@ struct Name {
 
   static Name integer(std::int64_t value) { return {std::to_string(value), false}; }
   static Name string(std::string value) { return {std::move(value), true}; }
-  // How a report shows it: 3 or "3".
-  std::string show() const { return is_string ? "\"" + text + "\"" : text; }
+  // How a report shows it: 3 or "3" (a string printable, as printable.h makes it).
+  std::string show() const;
   auto operator<=>(const Name&) const = default;
 };
 using ThreadName = Name;
@@ -73,6 +73,7 @@ struct Policy {
     if (auto it = fallback_by_kernel.find(kernel); it != fallback_by_kernel.end()) return it->second;
     return fallback;
   }
+  bool operator==(const Policy&) const = default;
 };
 
 struct Header {
@@ -80,6 +81,7 @@ struct Header {
   Policy policy;
   std::map<std::string, std::vector<std::string>> configs;  // kernel -> its config space, in order
   bool white_box = false;
+  bool operator==(const Header&) const = default;
 };
 
 struct Trace {

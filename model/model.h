@@ -46,14 +46,14 @@ namespace safetune::model {
 struct KeyId {
   std::string kernel;
   std::string key;
-  std::string show() const { return kernel + "[" + key + "]"; }
+  std::string show() const;  // "kernel[key]", each part printable (printable.h)
   auto operator<=>(const KeyId&) const = default;
 };
 
 struct BenchRecord {
   std::int64_t seq = 0;
-  std::string config;
-  std::optional<double> time_ns;  // absent: the bench failed
+  std::string config{};
+  std::optional<double> time_ns{};  // absent: the bench failed
   bool operator==(const BenchRecord&) const = default;
 };
 
@@ -61,72 +61,102 @@ struct BenchRecord {
 // bench of a call to that call's launch (success) or its end without a launch (failure).
 struct Attempt {
   std::int64_t id = 0;  // seq of its tune_begin (white-box) or of its first bench (black-box)
-  ThreadName owner;
-  std::size_t owner_depth = 0;  // index of the owning call in the owner's stack of open calls
-  std::vector<BenchRecord> benches;
+  ThreadName owner{};
+  std::int64_t owner_call = 0;  // the begin seq of the owning call
+  std::vector<BenchRecord> benches{};
+  std::set<std::string> benched{};  // the configs of `benches`: R4's repeat check in O(log n)
+  std::size_t listed_benched = 0; // how many of `benched` the header lists for the kernel
   bool operator==(const Attempt&) const = default;
-};
-
-// What a call's launch is judged against (R5, R6, R8). Grows monotonically while the call is open:
-// every config that was a valid answer at some moment since call_begin is in valid_seen.
-struct LaunchWindow {
-  std::int64_t begin_seq = 0;
-  std::set<std::string> valid_seen;
-  bool winner_seen = false;  // a winner was published at some moment of the window
-  // R8 (policy block): set when this call waited on an attempt that failed. Its launch must then
-  // be a winner published after that failure, which later_winners collects.
-  std::optional<std::int64_t> waited_on_failure_seq;
-  std::set<std::string> later_winners;
-  bool operator==(const LaunchWindow&) const = default;
 };
 
 enum class Ownership : std::uint8_t { None, InFlight, Succeeded, Failed };
 
+// An open call. Its launch window runs from begin_seq to its launch; what was valid in it is
+// read from its key's history (KeyHistory), not kept per call.
 struct OpenCall {
-  KeyId key;
-  LaunchWindow window;
+  ThreadName thread{};
+  KeyId key{};
+  std::int64_t begin_seq = 0;
   bool reentrant = false;    // began while its thread owned the key's attempt in flight (R9)
-  bool began_tuned = false;  // began on a tuned key and no invalidate of it since (R10)
+  bool began_tuned = false;  // a winner was published at its call_begin (R10, with the key's
+                             // last_invalidate_seq: no invalidate since)
   Ownership owned = Ownership::None;  // the latest attempt this call owns, and how it ended
   std::int64_t owned_attempt_id = 0;
-  std::optional<std::string> owned_winner;
+  std::optional<std::string> owned_winner{};
   int launches = 0;
-  std::optional<std::string> launched;  // config of the first launch
+  std::optional<std::string> launched{};  // config of the first launch
   std::int64_t launch_seq = 0;
-  std::optional<std::int64_t> wait_open_seq;  // white-box: the open wait_begin
+  std::optional<std::int64_t> wait_open_seq{};  // white-box: the open wait_begin
   std::int64_t last_wait_begin_seq = -1;      // white-box: the begin of the last closed wait
+  // R8 (policy block): set when this call waited on an attempt that failed. Its launch must
+  // then be a winner published after that failure.
+  std::optional<std::int64_t> waited_on_failure_seq{};
   bool operator==(const OpenCall&) const = default;
+};
+
+// What judging one launch needs to know of its window, taken when it launched.
+struct WindowFacts {
+  std::int64_t begin_seq = 0;
+  bool config_valid = false;  // the launched config was a valid answer at some moment of it
+  bool winner_seen = false;   // a winner was published at some moment of it
+  std::optional<std::int64_t> waited_on_failure_seq{};  // R8, as in OpenCall
+  bool later_winner = false;  // R8: the config was published after that failure
+  std::string valid_answers{};  // the valid answers of the window, shown (for the message)
+  bool operator==(const WindowFacts&) const = default;
 };
 
 // A black-box launch made while an attempt on its key was in flight: whether the attempt's winner
 // was published (at its last bench) before the launch is known only when the attempt ends.
 struct PendingLaunch {
-  ThreadName thread;
-  LaunchWindow window;
-  std::string config;
+  ThreadName thread{};
+  WindowFacts window{};
+  std::string config{};
   std::int64_t seq = 0;
-  std::vector<std::int64_t> awaiting;  // ids of the attempts still in flight
-  std::string state_before;
+  std::vector<std::int64_t> awaiting{};  // ids of the attempts still in flight
+  std::string state_before{};
   bool operator==(const PendingLaunch&) const = default;
 };
 
+// When each answer of a key was valid, so that a launch is judged against its whole window in
+// O(log configs), however much happened in the window. A window [b, now] saw config X as a valid
+// answer iff X is valid now, or X stopped being valid after b. Seqs are of the events that made
+// the change.
+struct KeyHistory {
+  std::map<std::string, std::int64_t> winner_until{};  // config -> when it last stopped being the
+                                                     // published winner (replaced or withdrawn)
+  std::map<std::string, std::int64_t> published_at{};  // config -> its latest publication (R8)
+  std::int64_t cold_until = -1;   // when the key last stopped having no published winner; while
+                                  // it has none, the default answers are valid (-1: never yet)
+  std::int64_t withdrawn_at = -1; // when a published winner was last withdrawn (winner_seen)
+  std::int64_t last_invalidate_seq = -1;  // any invalidate, with effect or not (R10)
+  bool operator==(const KeyHistory&) const = default;
+};
+
 struct KeyState {
-  std::vector<Attempt> in_flight;     // more than one only when R2 is broken
-  std::optional<std::string> winner;  // the published winner (the most recent one)
+  std::vector<Attempt> in_flight{};     // more than one only when R2 is broken
+  std::optional<std::string> winner{};  // the published winner (the most recent one)
   bool succeeded_since_invalidate = false;  // R3
   std::int64_t last_success_seq = 0;
-  std::vector<PendingLaunch> pending;
+  std::vector<PendingLaunch> pending{};
+  KeyHistory history{};
+  std::set<std::int64_t> open_calls{};  // begin seqs of the calls open on this key (R8 waiters)
   bool operator==(const KeyState&) const = default;
 };
 
 enum class Phase : std::uint8_t { Cold, Tuning, Tuned };
 Phase phase(const KeyState& key);
 
+// The model's state. Its size follows what is open: keys, open calls, attempts in flight, the
+// threads with open calls, and per key the configs that were ever its winner.
 struct State {
   Header header;
+  std::map<std::string, std::set<std::string>> listed;  // the header's config spaces, as sets
   std::map<KeyId, KeyState> keys;
-  std::map<ThreadName, std::vector<OpenCall>> threads;  // each thread's open calls, outermost first
+  std::map<std::int64_t, OpenCall> calls;  // every open call, by the seq of its call_begin
+  // Each thread's open calls (begin seqs), outermost first; a thread with none has no entry.
+  std::map<ThreadName, std::vector<std::int64_t>> threads;
   TraceStats stats;  // counts so far (hung_calls is filled by the checker at the end)
+  bool operator==(const State&) const = default;
 };
 
 struct StepResult {

@@ -9,12 +9,8 @@ namespace safetune::model::detail {
 
 namespace {
 
-std::string seq_text(std::int64_t seq) { return "seq " + std::to_string(seq); }
-
-const std::vector<std::string>* listed_configs(const State& state, const std::string& kernel) {
-  auto it = state.header.configs.find(kernel);
-  return it == state.header.configs.end() ? nullptr : &it->second;
-}
+// Lists of configs in messages show at most this many.
+constexpr std::size_t kShownConfigs = 8;
 
 void begin_attempt(Step& step, OpenCall& call) {
   const Event& e = step.event;
@@ -35,8 +31,7 @@ void begin_attempt(Step& step, OpenCall& call) {
                seq_text(ks.last_success_seq) + " with no invalidate since");
   ++step.state.stats.attempts;
   if (overlaps || repeats) ++step.state.stats.duplicate_tunings;
-  const std::size_t depth = step.state.threads[e.thread].size() - 1;
-  ks.in_flight.push_back(Attempt{e.seq, e.thread, depth, {}});
+  ks.in_flight.push_back(Attempt{.id = e.seq, .owner = e.thread, .owner_call = call.begin_seq});
   call.owned = Ownership::InFlight;
   call.owned_attempt_id = e.seq;
   call.owned_winner.reset();
@@ -62,70 +57,84 @@ void record_bench(Step& step, Attempt& attempt) {
   const Event& e = step.event;
   const std::string& config = *e.config;
   const KeyId key = key_of(e);
-  for (const auto& bench : attempt.benches)
-    if (bench.config == config)
-      return report(step, Rule::R4, {bench.seq, e.seq},
-                    "attempt " + std::to_string(attempt.id) + " on " + key.show() + " benched " +
-                        config + " twice (" + seq_text(bench.seq) + " and " + seq_text(e.seq) + ")");
-  if (const auto* listed = listed_configs(step.state, key.kernel);
-      listed && std::find(listed->begin(), listed->end(), config) == listed->end())
+  const std::string head = "attempt " + std::to_string(attempt.id) + " on " + key.show();
+  if (attempt.benched.contains(config)) {
+    auto earlier = std::find_if(attempt.benches.begin(), attempt.benches.end(),
+                                [&](const BenchRecord& b) { return b.config == config; });
+    return report(step, Rule::R4, {earlier->seq, e.seq},
+                  head + " benched " + printable(config) + " twice (" + seq_text(earlier->seq) +
+                      " and " + seq_text(e.seq) + ")");
+  }
+  const auto* listed = listed_configs(step.state, key.kernel);
+  const bool in_list = listed && listed->contains(config);
+  if (listed && !in_list)
     report(step, Rule::R4, {attempt.id, e.seq},
-           "attempt " + std::to_string(attempt.id) + " on " + key.show() + " benched " + config +
-               " at " + seq_text(e.seq) + ", which is not in the header's config list");
+           head + " benched " + printable(config) + " at " + seq_text(e.seq) +
+               ", which is not in the header's config list");
   attempt.benches.push_back(BenchRecord{e.seq, config, e.time_ns});
+  attempt.benched.insert(config);
+  if (in_list) ++attempt.listed_benched;
 }
 
-// A listed config space must be benched completely by every attempt that ends.
+// The only config of the kernel's space, when the space is known to have one: the header lists
+// exactly one, or (no list) the attempt benched only that one. R4's one exception rests on it.
+std::optional<std::string> only_config(const State& state, const Attempt& attempt, const KeyId& key) {
+  if (const auto* listed = listed_configs(state, key.kernel))
+    return listed->size() == 1 ? std::optional<std::string>(*listed->begin()) : std::nullopt;
+  if (attempt.benched.size() == 1) return *attempt.benched.begin();
+  return std::nullopt;
+}
+
+// A listed config space of more than one config must be benched completely by every attempt
+// that ends (a one-config space is R4's exception: Triton skips benching it).
 void check_complete(Step& step, const Attempt& attempt, const KeyId& key) {
   const auto* listed = listed_configs(step.state, key.kernel);
-  if (!listed) return;
+  if (!listed || listed->size() == 1 || attempt.listed_benched == listed->size()) return;
+  const auto& space = step.state.header.configs.at(key.kernel);  // in benchmark order
   std::string missing;
-  for (const auto& config : *listed) {
-    auto benched = [&](const BenchRecord& b) { return b.config == config; };
-    if (std::none_of(attempt.benches.begin(), attempt.benches.end(), benched))
-      missing += (missing.empty() ? "" : ", ") + config;
+  std::size_t count = 0;
+  for (const auto& config : space) {
+    if (attempt.benched.contains(config)) continue;
+    if (++count <= kShownConfigs) missing += (missing.empty() ? "" : ", ") + printable(config);
   }
-  if (!missing.empty())
-    report(step, Rule::R4, {attempt.id, step.event.seq},
-           "attempt " + std::to_string(attempt.id) + " on " + key.show() + " ended at " +
-               seq_text(step.event.seq) + " without benching " + missing);
+  if (count > kShownConfigs) missing += " and " + std::to_string(count - kShownConfigs) + " more";
+  report(step, Rule::R4, {attempt.id, step.event.seq},
+         "attempt " + std::to_string(attempt.id) + " on " + key.show() + " ended at " +
+             seq_text(step.event.seq) + " without benching " + missing);
 }
 
-// The winner must be the fastest successful bench (ties: lowest seq, i.e. benched first).
+// The winner must be the fastest successful bench (ties: lowest seq, i.e. benched first), except
+// in a one-config space, where the attempt may succeed with that config whatever its benches did.
 void check_winner(Step& step, const Attempt& attempt, const KeyId& key, const std::string& winner) {
+  const std::optional<std::string> only = only_config(step.state, attempt, key);
+  if (only == winner) return;
   const BenchRecord* best = nullptr;
   for (const auto& bench : attempt.benches)
     if (bench.time_ns && (!best || *bench.time_ns < *best->time_ns)) best = &bench;
   const std::string head = "attempt " + std::to_string(attempt.id) + " on " + key.show();
+  const std::string chose = head + " chose " + printable(winner) + " at " + seq_text(step.event.seq);
   if (best && best->config != winner)
     return report(step, Rule::R4, {best->seq, step.event.seq},
-                  head + " chose " + winner + " at " + seq_text(step.event.seq) + ", but " +
-                      best->config + " was fastest (" + seq_text(best->seq) + ")");
+                  chose + ", but " + printable(best->config) + " was fastest (" + seq_text(best->seq) + ")");
   if (best) return;
   if (!attempt.benches.empty())
     return report(step, Rule::R4, {attempt.id, step.event.seq},
-                  head + " succeeded with " + winner + " at " + seq_text(step.event.seq) +
-                      " although every bench failed");
-  const auto* listed = listed_configs(step.state, key.kernel);
-  if (listed && listed->size() != 1)
+                  chose + " although every bench failed");
+  if (only)
+    return report(step, Rule::R4, {attempt.id, step.event.seq},
+                  chose + " with no successful bench, but the kernel's only config is " + printable(*only));
+  if (const auto* listed = listed_configs(step.state, key.kernel))
     report(step, Rule::R4, {attempt.id, step.event.seq},
-           head + " succeeded with no successful bench, but the kernel has " +
-               std::to_string(listed->size()) + " configs");
+           chose + " with no successful bench, but the kernel has " + std::to_string(listed->size()) + " configs");
 }
 
-// The winner becomes valid for every open call on the key from `published_seq` on.
+// The winner becomes valid for every call on the key from `published_seq` on.
 void publish(Step& step, const KeyId& key, const std::string& winner, std::int64_t published_seq) {
   KeyState& ks = step.state.keys[key];
-  ks.winner = winner;
+  publish_winner(ks, winner, step.event.seq, published_seq);
   ks.succeeded_since_invalidate = true;
   ks.last_success_seq = step.event.seq;
   ++step.state.stats.successful_tunings;
-  for_each_open_call(step.state, key, [&](const ThreadName&, OpenCall& call) {
-    call.window.valid_seen.insert(winner);
-    call.window.winner_seen = true;
-    if (call.window.waited_on_failure_seq && published_seq > *call.window.waited_on_failure_seq)
-      call.window.later_winners.insert(winner);
-  });
 }
 
 // Under policy block, the calls that waited on a failed attempt must now end with an error or
@@ -134,33 +143,33 @@ void publish(Step& step, const KeyId& key, const std::string& winner, std::int64
 void mark_waiters_of_failure(Step& step, const KeyId& key, const Attempt& attempt) {
   if (step.state.header.policy.wait != WaitPolicy::Block) return;
   const bool white_box = step.state.header.white_box;
-  for_each_open_call(step.state, key, [&](const ThreadName& thread, OpenCall& call) {
-    if (thread == attempt.owner || call.launches > 0) return;
+  for (const std::int64_t seq : step.state.keys[key].open_calls) {
+    OpenCall& call = step.state.calls.at(seq);
+    if (call.thread == attempt.owner || call.launches > 0) continue;
     // White-box: a call waited on this attempt when one of its waits began while the attempt
     // was in flight (after its tune_begin, whose seq is the attempt id). A wait that began on an
     // earlier attempt and is still open now waited on that one: its winner, published inside
     // the call's window, stays a valid answer.
     const bool waited = call.wait_open_seq.value_or(-1) > attempt.id ||
                         call.last_wait_begin_seq > attempt.id;
-    if (white_box && !waited) return;
-    call.window.waited_on_failure_seq = step.event.seq;
-    call.window.later_winners.clear();
-  });
+    if (white_box && !waited) continue;
+    call.waited_on_failure_seq = step.event.seq;
+  }
 }
 
 OpenCall* owner_call(State& state, const Attempt& attempt) {
-  auto& calls = state.threads[attempt.owner];
-  return attempt.owner_depth < calls.size() ? &calls[attempt.owner_depth] : nullptr;
+  auto it = state.calls.find(attempt.owner_call);
+  return it == state.calls.end() ? nullptr : &it->second;
 }
 
 // White-box: an owner that launched before its tune_end is judged now.
 void judge_early_owner_launch(Step& step, const OpenCall& call, const Attempt& attempt) {
   if (call.launches == 0) return;
-  const std::string head = thread_text(attempt.owner) + " launched " + *call.launched + " at " +
+  const std::string head = thread_text(attempt.owner) + " launched " + printable(*call.launched) + " at " +
                            seq_text(call.launch_seq) + " on " + call.key.show();
   if (step.event.config && *step.event.config != *call.launched)
     report(step, Rule::R5, {call.launch_seq, step.event.seq},
-           head + ", but its attempt's winner is " + *step.event.config);
+           head + ", but its attempt's winner is " + printable(*step.event.config));
   if (step.event.error)
     report(step, Rule::R8, {call.launch_seq, step.event.seq},
            head + ", but its attempt failed at " + seq_text(step.event.seq));
@@ -179,15 +188,15 @@ void on_bench(Step& step) {
   OpenCall* call = require_call(step);
   if (!call) return;
   if (call->reentrant)
-    return report(step, Rule::R9, {call->window.begin_seq, e.seq},
+    return report(step, Rule::R9, {call->begin_seq, e.seq},
                   thread_text(e.thread) + "'s re-entrant call on " + call->key.show() + " (" +
-                      seq_text(call->window.begin_seq) + ") benched " + *e.config + " at " +
+                      seq_text(call->begin_seq) + ") benched " + printable(*e.config) + " at " +
                       seq_text(e.seq));
   if (!step.state.header.white_box && call->owned != Ownership::InFlight) begin_attempt(step, *call);
   Attempt* attempt = attempt_owned_by(step.state, call->key, e.thread);
   if (!attempt)
     return report(step, Rule::R1, {e.seq},
-                  thread_text(e.thread) + " benched " + *e.config + " on " + call->key.show() +
+                  thread_text(e.thread) + " benched " + printable(*e.config) + " on " + call->key.show() +
                       " at " + seq_text(e.seq) + " with no attempt open on its thread");
   record_bench(step, *attempt);
 }
@@ -237,10 +246,10 @@ void black_box_attempt_fails(Step& step, OpenCall& call) {
   call.owned = Ownership::Failed;
 }
 
-void abandon_attempt(State& state, const ThreadName& thread, const OpenCall& call) {
+void abandon_attempt(State& state, const OpenCall& call) {
   auto& in_flight = state.keys[call.key].in_flight;
   std::erase_if(in_flight, [&](const Attempt& a) {
-    return a.owner == thread && a.id == call.owned_attempt_id;
+    return a.owner == call.thread && a.id == call.owned_attempt_id;
   });
 }
 

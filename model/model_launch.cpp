@@ -9,65 +9,69 @@ namespace safetune::model::detail {
 
 namespace {
 
-std::string seq_text(std::int64_t seq) { return "seq " + std::to_string(seq); }
+bool is_right(const WindowFacts& window) {
+  return window.waited_on_failure_seq ? window.later_winner : window.config_valid;
+}
 
 // Judges an ordinary launch (not an owner's, not re-entrant) against its window.
 void judge_window(std::vector<Violation>& found, const ThreadName& thread, const KeyId& key,
-                  const LaunchWindow& window, const std::string& config, std::int64_t seq,
+                  const WindowFacts& window, const std::string& config, std::int64_t seq,
                   const std::string& state_before) {
-  const std::string head = thread_text(thread) + " launched " + config + " on " + key.show() +
+  if (is_right(window)) return;
+  const std::string head = thread_text(thread) + " launched " + printable(config) + " on " + key.show() +
                            " at " + seq_text(seq);
   const std::string span = " (window " + seq_text(window.begin_seq) + ".." + std::to_string(seq) + ")";
-  if (window.waited_on_failure_seq) {
-    if (window.later_winners.contains(config)) return;
+  if (window.waited_on_failure_seq)
     return report_with_state(found, Rule::R8, {*window.waited_on_failure_seq, seq},
                              head + " after the attempt it waited on failed at " +
                                  seq_text(*window.waited_on_failure_seq) +
                                  ", but no later successful attempt published it",
                              state_before);
-  }
-  if (window.valid_seen.contains(config)) return;
   if (window.winner_seen)
     return report_with_state(found, Rule::R5, {window.begin_seq, seq},
                              head + ", but the valid answers in its window" + span + " were " +
-                                 show_configs(window.valid_seen),
+                                 window.valid_answers,
                              state_before);
   report_with_state(found, Rule::R6, {window.begin_seq, seq},
                     head + " before any winner was published in its window" + span +
-                        " (early use); the valid answers were " + show_configs(window.valid_seen),
+                        " (early use); the valid answers were " + window.valid_answers,
                     state_before);
 }
 
 void judge_reentrant_launch(Step& step, const OpenCall& call) {
   const Event& e = step.event;
   const std::string head = thread_text(e.thread) + "'s re-entrant call on " + call.key.show() +
-                           " (" + seq_text(call.window.begin_seq) + ") launched " + *e.config +
+                           " (" + seq_text(call.begin_seq) + ") launched " + printable(*e.config) +
                            " at " + seq_text(e.seq);
   if (step.state.header.policy.reentry == ReentryPolicy::Error)
-    return report(step, Rule::R9, {call.window.begin_seq, e.seq},
+    return report(step, Rule::R9, {call.begin_seq, e.seq},
                   head + "; re-entry policy error demands an error and no launch");
   auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
   if (!fallback || *fallback != *e.config)
-    report(step, Rule::R9, {call.window.begin_seq, e.seq},
-           head + "; re-entry policy fallback demands the fallback " + fallback.value_or("(none)"));
+    report(step, Rule::R9, {call.begin_seq, e.seq},
+           head + "; re-entry policy fallback demands the fallback " +
+               (fallback ? printable(*fallback) : std::string("(none)")));
 }
 
 // Black-box: while an attempt is in flight on the key its winner may already count as published
-// (from its last bench), so the launch waits in the key's state for the attempt to end.
+// (from its last bench), so a launch that looks wrong now waits in the key's state for the
+// attempt to end. One that is right now stays right: an attempt's end only adds valid answers.
 void defer_or_judge(Step& step, const OpenCall& call) {
   const Event& e = step.event;
   KeyState& ks = step.state.keys[call.key];
+  WindowFacts window = window_facts(step.state, ks, call, *e.config);
+  if (is_right(window)) return;
   if (step.state.header.white_box || ks.in_flight.empty())
-    return judge_window(step.found, e.thread, call.key, call.window, *e.config, e.seq,
+    return judge_window(step.found, e.thread, call.key, window, *e.config, e.seq,
                         describe(step.state, call.key, e.thread));
-  PendingLaunch pending{e.thread, call.window, *e.config, e.seq, {}, describe(step.state, call.key, e.thread)};
+  PendingLaunch pending{e.thread, std::move(window), *e.config, e.seq, {}, describe(step.state, call.key, e.thread)};
   for (const auto& attempt : ks.in_flight) pending.awaiting.push_back(attempt.id);
   ks.pending.push_back(std::move(pending));
 }
 
 void judge_owner_launch(Step& step, OpenCall& call) {
   const Event& e = step.event;
-  const std::string head = thread_text(e.thread) + " launched " + *e.config + " on " +
+  const std::string head = thread_text(e.thread) + " launched " + printable(*e.config) + " on " +
                            call.key.show() + " at " + seq_text(e.seq);
   switch (call.owned) {
     case Ownership::InFlight:
@@ -78,7 +82,7 @@ void judge_owner_launch(Step& step, OpenCall& call) {
       if (call.owned_winner != e.config)
         report(step, Rule::R5, {call.owned_attempt_id, e.seq},
                head + ", but its own attempt (" + seq_text(call.owned_attempt_id) + ") chose " +
-                   call.owned_winner.value_or("nothing"));
+                   (call.owned_winner ? printable(*call.owned_winner) : std::string("nothing")));
       return;
     case Ownership::Failed:
       report(step, Rule::R8, {call.owned_attempt_id, e.seq},
@@ -90,6 +94,18 @@ void judge_owner_launch(Step& step, OpenCall& call) {
   }
 }
 
+// An attempt that published `winner` at `published_seq` ended: what that adds to a window.
+void add_publication(PendingLaunch& launch, const std::string& winner, std::int64_t published_seq) {
+  if (published_seq >= launch.seq) return;
+  WindowFacts& window = launch.window;
+  window.winner_seen = true;
+  if (launch.config == winner) window.config_valid = true;
+  if (window.waited_on_failure_seq && published_seq > *window.waited_on_failure_seq && launch.config == winner)
+    window.later_winner = true;
+  window.valid_answers = window.valid_answers == "none" ? printable(winner)
+                                                       : window.valid_answers + " | " + printable(winner);
+}
+
 }  // namespace
 
 void on_launch(Step& step) {
@@ -99,7 +115,7 @@ void on_launch(Step& step) {
   if (call->launches > 0)
     report(step, Rule::R5, {call->launch_seq, e.seq},
            thread_text(e.thread) + "'s call on " + call->key.show() + " (" +
-               seq_text(call->window.begin_seq) + ") launched again at " + seq_text(e.seq) +
+               seq_text(call->begin_seq) + ") launched again at " + seq_text(e.seq) +
                " after launching at " + seq_text(call->launch_seq));
   ++call->launches;
   if (call->launches > 1) return;
@@ -119,15 +135,9 @@ void settle_pending(Step& step, const KeyId& key, std::int64_t attempt_id,
       still_pending.push_back(std::move(launch));
       continue;
     }
-    LaunchWindow& window = launch.window;
-    if (winner && *published_seq < launch.seq) {
-      window.valid_seen.insert(*winner);
-      window.winner_seen = true;
-      if (window.waited_on_failure_seq && *published_seq > *window.waited_on_failure_seq)
-        window.later_winners.insert(*winner);
-    }
+    if (winner) add_publication(launch, *winner, *published_seq);
     if (launch.awaiting.empty())
-      judge_window(step.found, launch.thread, key, window, launch.config, launch.seq,
+      judge_window(step.found, launch.thread, key, launch.window, launch.config, launch.seq,
                    launch.state_before);
     else
       still_pending.push_back(std::move(launch));
