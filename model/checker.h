@@ -1,6 +1,6 @@
 // The trace checker: runs the model over a whole trace and reports every rule it breaks.
 //
-// check() never throws on a well-formed trace; input errors are the reader's job (trace_io.h).
+// check() never throws on a well-formed trace; input errors are the reader's job (trace_reader.h).
 // It reports at least the first violation of each rule that the trace contains, and never a
 // violation that the trace does not contain.
 #pragma once

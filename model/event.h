@@ -56,7 +56,7 @@ struct Event {
   std::optional<double> time_ns;
   std::optional<std::int64_t> t_ns;  // wall-clock timestamp, for timelines only
   std::optional<Name> stream;
-  int line = 0;  // physical line in the file it was read from (1-based); 0 if not read from a file
+  std::int64_t line = 0;  // physical line in the file it was read from (1-based); 0 if not read from a file
 };
 
 enum class WaitPolicy : std::uint8_t { Block, Fallback };

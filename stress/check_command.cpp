@@ -4,7 +4,8 @@
 
 #include "commands.h"
 #include "model/checker.h"
-#include "model/trace_io.h"
+#include "model/trace_reader.h"
+#include "model/trace_writer.h"
 #include "outputs.h"
 #include "report.h"
 #include "summary.h"

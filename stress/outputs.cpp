@@ -5,7 +5,8 @@
 #include <iostream>
 
 #include "model/chrome.h"
-#include "model/trace_io.h"
+#include "model/trace_reader.h"
+#include "model/trace_writer.h"
 
 namespace safetune::stress {
 namespace {

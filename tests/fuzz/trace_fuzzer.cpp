@@ -20,7 +20,8 @@
 
 #include "model/checker.h"
 #include "model/chrome.h"
-#include "model/trace_io.h"
+#include "model/trace_reader.h"
+#include "model/trace_writer.h"
 
 namespace {
 

@@ -8,7 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "model/trace_io.h"
+#include "model/trace_reader.h"
+#include "model/trace_writer.h"
 
 namespace safetune::model::testing {
 

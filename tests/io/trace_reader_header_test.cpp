@@ -45,9 +45,29 @@ TEST(ReadHeader, MissingPolicyEntriesTakeDefaults) {
   EXPECT_TRUE(trace.header.configs.empty());
 }
 
-TEST(ReadHeader, UnknownFieldsAreIgnored) {
-  const Trace trace = expect_trace(header(R"(,"tool":"x","policy":{"colour":"red"})"));
+TEST(ReadHeader, UnknownTopLevelFieldsAreIgnored) {
+  const Trace trace = expect_trace(header(R"(,"tool":"x","expect":["R3"])"));
   EXPECT_TRUE(trace.header.present);
+}
+
+// Inside "policy" a field the format does not know is a typo, not a default.
+TEST(ReadHeader, RejectsAnUnknownPolicyField) {
+  expect_error(header(R"(,"policy":{"wiat":"fallback"})"), 1, "field \"policy.wiat\"", "not a policy field",
+               "wait, reentry and fallback");
+}
+
+TEST(ReadHeader, RejectsAFallbackForAKernelWithNoConfigSpace) {
+  expect_error(header(R"(,"policy":{"wait":"fallback","fallback":{"mul":"B=1"}},"configs":{"add":["B=2"]})"), 1,
+               "field \"policy.fallback.mul\"", "names a kernel that \"configs\" does not list");
+}
+
+TEST(ReadHeader, AcceptsAPerKernelFallbackWhenNoConfigSpaceIsListed) {
+  const Trace trace = expect_trace(header(R"(,"policy":{"wait":"fallback","fallback":{"mul":"B=1"}})"));
+  EXPECT_EQ(trace.header.policy.fallback_for("mul"), "B=1");
+}
+
+TEST(ReadHeader, RejectsAKnownFieldGivenTwice) {
+  expect_error(header(R"(,"white_box":true,"white_box":false)"), 1, "field \"white_box\" appears more than once");
 }
 
 TEST(ReadHeader, RejectsAnotherFormat) {

@@ -17,7 +17,8 @@
 #include <vector>
 
 #include "model/checker.h"
-#include "model/trace_io.h"
+#include "model/trace_reader.h"
+#include "model/trace_writer.h"
 
 namespace safetune::model {
 namespace {
