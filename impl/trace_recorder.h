@@ -1,26 +1,39 @@
 // An Observer that records what the autotuner and the harness do, as a model::Trace.
 //
 // Contract:
-//   - Every event gets the next seq under one mutex, so seq order is the order in which the
-//     reports were made; the autotuner reports at points that make that order correct
-//     (impl/observer.h). t_ns is steady_clock time since the recorder was built, taken under the
-//     same mutex, so it never decreases along seq.
+//   - Recording adds no synchronization between the recording threads, so that ThreadSanitizer
+//     sees exactly the happens-before edges of the code under test, no more:
+//       * each thread appends to its own log, in chunks that are never moved or copied;
+//       * an event's seq is taken from one counter with a relaxed fetch_add. Read-modify-writes
+//         of one atomic follow happens-before (coherence), so when one report happens before
+//         another (the autotuner's own locks and atomics order them: impl/observer.h) its seq is
+//         smaller: seq order is a causal total order. A relaxed RMW synchronizes nothing;
+//       * a thread's first event in a recorder pushes its log on a lock-free list (a release
+//         CAS, which no recording thread ever acquires).
+//     On a machine whose RMWs are full fences (x86) seq order is also the order of the memory
+//     effects around the reports; on a weaker one, two reports that no happens-before relates
+//     may have their effects in either order.
+//   - t_ns is steady_clock time since the recorder was built, taken just after the seq: it never
+//     decreases along one thread's events, but two threads' clocks may be a little out of seq order.
+//   - An event that cannot be stored (out of memory) is counted in lost(), never dropped
+//     silently, and takes no seq: the trace has no gaps, and a run with lost() > 0 is incomplete.
+//     From the first lost event on, every event is counted as lost without being tried.
 //   - A thread is named by an integer: the index it gave bind_thread(), or else, at its first
 //     event in this recorder, the next integer above every index this recorder has seen. Bind a
 //     thread before its first event to keep its name.
 //   - call_begin/call_end are for the harness that makes the calls (the autotuner does not report
 //     them).
-//   - Recording never does I/O and never calls back into an autotuner; it allocates only the
-//     event's own strings (the event list is reserved up front).
+//   - Recording never does I/O, never calls back into an autotuner and never throws.
+//   - snapshot() may run while threads record (a watchdog's view of a stuck run); take() and the
+//     destructor need every recording thread to have finished (joined).
 #pragma once
 
+#include <atomic>
 #include <chrono>
-#include <cstddef>
-#include <mutex>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "impl/observer.h"
 #include "model/event.h"
@@ -37,29 +50,51 @@ struct CallOutcome {
 
 class TraceRecorder : public Observer {
  public:
-  explicit TraceRecorder(model::Header header, std::size_t expected_events = 1 << 16);
+  explicit TraceRecorder(model::Header header);
+  ~TraceRecorder() override;
+  TraceRecorder(const TraceRecorder&) = delete;
+  TraceRecorder& operator=(const TraceRecorder&) = delete;
 
   // Names the calling thread `index` in every recorder from now on.
   static void bind_thread(int index);
 
   void record(const ObservedEvent& event) noexcept override;
-  void call_begin(std::string_view kernel, std::string_view key, int stream);
+  void call_begin(std::string_view kernel, std::string_view key, int stream) noexcept;
   void call_end(std::string_view kernel, std::string_view key, const CallOutcome& outcome,
-                int stream = -1);
+                int stream = -1) noexcept;
 
-  model::Trace snapshot() const;  // the header and every event so far, in seq order
-  std::size_t size() const;
+  // The header and every event stored so far, in seq order (a copy). While threads record, an
+  // event whose seq was taken but that is not stored yet is not in it, nor any later event of
+  // its thread.
+  model::Trace snapshot() const;
+  // The whole trace, moved out: the recorder holds no events afterwards (later ones start a new
+  // trace, numbered on). Every recording thread must have finished.
+  model::Trace take();
+
+  // Events recorded or lost so far; a relaxed read, for a watchdog to see progress.
+  std::int64_t progress() const noexcept;
+  // Events that could not be stored.
+  std::int64_t lost() const noexcept { return lost_.load(std::memory_order_relaxed); }
 
  private:
-  void append(model::Event event) noexcept;
-  int thread_index_locked();  // needs mutex_
+  struct Chunk;
+  struct ThreadLog;
+  ThreadLog* log_of_this_thread() noexcept;
+  ThreadLog* new_log() noexcept;
+  int name_for_new_log(int bound_index) noexcept;
+  void append(const ObservedEvent& observed) noexcept;
 
   const model::Header header_;
   const std::chrono::steady_clock::time_point start_;
-  const std::uint64_t recorder_id_;  // tells this recorder's auto-assigned names from others'
-  mutable std::mutex mutex_;
-  std::vector<model::Event> events_;  // guarded by mutex_
-  int next_free_index_ = 0;           // guarded by mutex_
+  const std::uint64_t recorder_id_;  // tells this recorder's thread logs from other recorders'
+  // relaxed everywhere: a counter whose RMWs order the events (see the contract); no data is
+  // published through it.
+  std::atomic<std::int64_t> next_seq_{0};
+  std::atomic<std::int64_t> lost_{0};        // relaxed: a count, read for reports only
+  std::atomic<int> next_free_index_{0};      // relaxed: names only need to be distinct
+  // The thread logs, newest first. Pushed with a release CAS (the log is built before it);
+  // read with acquire by snapshot()/take(), never by a recording thread.
+  std::atomic<ThreadLog*> logs_{nullptr};
 };
 
 }  // namespace safetune

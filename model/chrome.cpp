@@ -15,53 +15,36 @@ using Json = nlohmann::json;
 constexpr int kPid = 1;
 constexpr double kTailUs = 1.0;  // hangs are drawn this far past the last event, so they show
 
-// Microsecond timestamps, one per event. From t_ns when every event has one, otherwise 1 us per
-// seq. Invariant: non-decreasing along each thread, so that a thread's slices can always nest
-// (a thread's own clock readings may be a little out of seq order).
-std::vector<double> timestamps(const Trace& trace) {
-  const auto& events = trace.events;
-  const bool all_timed = !events.empty() && std::all_of(events.begin(), events.end(),
-                                                        [](const Event& e) { return e.t_ns.has_value(); });
-  std::vector<double> ts(events.size());
-  if (events.empty()) return ts;
-  std::int64_t origin = events.front().seq;
-  if (all_timed) {
-    origin = std::min_element(events.begin(), events.end(), [](const Event& a, const Event& b) {
-               return *a.t_ns < *b.t_ns;
-             })->t_ns.value();
-  }
-  std::map<Name, double> last_on_thread;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const std::int64_t at = all_timed ? *events[i].t_ns : events[i].seq;
-    // at >= origin, so the unsigned difference is exact even where the signed one would overflow.
-    const double offset = static_cast<double>(static_cast<std::uint64_t>(at) - static_cast<std::uint64_t>(origin));
-    const double raw = all_timed ? offset / 1000.0 : offset;
-    auto [it, first] = last_on_thread.try_emplace(events[i].thread, raw);
-    ts[i] = first ? raw : std::max(raw, it->second);
-    it->second = ts[i];
-  }
-  return ts;
-}
-
 std::string key_label(const Event& event) { return event.kernel + " [" + event.key + "]"; }
 
-// Builds the traceEvents list. One Row per trace thread holds that thread's open slices as a
-// stack; a slice is emitted when it closes, and closing one first closes every slice above it at
-// the same instant, so slices on a row always nest (never partially overlap), whatever the trace.
-class ChromeBuilder {
+}  // namespace
+
+// Writes the traceEvents list as it goes. One Row per trace thread holds that thread's open
+// slices as a stack; a slice is written when it closes, and closing one first closes every slice
+// above it at the same instant, so slices on a row always nest (never partially overlap),
+// whatever the trace. Invariant: timestamps are non-decreasing along each row, so that a thread's
+// slices can always nest (a thread's own clock readings may be a little out of seq order).
+class ChromeWriter::Builder {
  public:
-  ChromeBuilder(const Trace& trace, const std::vector<Violation>& violations)
-      : trace_(trace), ts_(timestamps(trace)) {
+  Builder(std::ostream& out, const Header& header, const std::vector<Violation>& violations, TimeBase base)
+      : out_(out), white_box_(header.white_box), base_(base) {
     for (const Violation& violation : violations)
       for (std::int64_t seq : violation.seqs) add_mark(seq, violation);
+    // One trace event per line, so that the file diffs and greps well; still one JSON object.
+    out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+    emit(metadata("process_name", 0, "safetune trace"));
   }
 
-  Json build() {
-    out_.push_back(metadata("process_name", 0, "safetune trace"));
-    for (std::size_t i = 0; i < trace_.events.size(); ++i) add_event(i);
+  void add(const Event& event) {
+    const double ts = timestamp(event);
+    max_ts_ = std::max(max_ts_, ts);
+    add_event(event, ts);
+    add_violation_instant(event, ts);
+  }
+
+  void finish() {
     close_everything_at_end();
-    add_violation_instants();
-    return Json{{"displayTimeUnit", "ns"}, {"traceEvents", std::move(out_)}};
+    out_ << "\n]}\n";
   }
 
  private:
@@ -77,6 +60,7 @@ class ChromeBuilder {
     int tid = 0;
     std::vector<Frame> open;
     double last_ts = 0;
+    bool seen = false;  // an event of this row was drawn (last_ts is its time)
   };
 
   void add_mark(std::int64_t seq, const Violation& violation) {
@@ -97,7 +81,7 @@ class ChromeBuilder {
     auto [it, added] = rows_.try_emplace(thread);
     if (added) {
       it->second.tid = static_cast<int>(rows_.size());
-      out_.push_back(metadata("thread_name", it->second.tid, "thread " + thread.show()));
+      emit(metadata("thread_name", it->second.tid, "thread " + thread.show()));
     }
     return it->second;
   }
@@ -111,10 +95,23 @@ class ChromeBuilder {
     return args;
   }
 
-  void add_event(std::size_t index) {
-    const Event& event = trace_.events[index];
+  // Microseconds since the time base, never before the row's previous event.
+  double timestamp(const Event& event) {
+    const std::int64_t at = base_.from_t_ns ? event.t_ns.value_or(base_.origin) : event.seq;
+    // at >= origin, so the unsigned difference is exact even where the signed one would overflow.
+    const double offset = static_cast<double>(static_cast<std::uint64_t>(at) - static_cast<std::uint64_t>(base_.origin));
+    const double raw = base_.from_t_ns ? offset / 1000.0 : offset;
+    const Row& row = row_of(event.thread);
+    return row.seen ? std::max(raw, row.last_ts) : raw;
+  }
+
+  void emit(const Json& event) {
+    out_ << (first_ ? "\n" : ",\n") << event.dump(-1, ' ', false, Json::error_handler_t::replace);
+    first_ = false;
+  }
+
+  void add_event(const Event& event, double ts) {
     Row& row = row_of(event.thread);
-    const double ts = ts_[index];
     switch (event.kind) {
       case EventKind::CallBegin: open(row, FrameKind::Call, "call " + key_label(event), "call", ts, event); break;
       case EventKind::TuneBegin: open(row, FrameKind::Attempt, "attempt " + key_label(event), "attempt", ts, event); break;
@@ -127,6 +124,7 @@ class ChromeBuilder {
       case EventKind::Invalidate: instant(row, "invalidate " + key_label(event), "invalidate", ts, event); break;
     }
     row.last_ts = ts;
+    row.seen = true;
   }
 
   void open(Row& row, FrameKind kind, std::string name, const char* category, double ts, const Event& event) {
@@ -137,7 +135,7 @@ class ChromeBuilder {
   }
 
   void emit_slice(const Row& row, std::string name, const char* category, double begin, double end, Json args) {
-    out_.push_back({{"ph", "X"}, {"name", std::move(name)}, {"cat", category}, {"ts", begin}, {"dur", end - begin},
+    emit({{"ph", "X"}, {"name", std::move(name)}, {"cat", category}, {"ts", begin}, {"dur", end - begin},
                     {"pid", kPid}, {"tid", row.tid}, {"args", std::move(args)}});
   }
 
@@ -169,7 +167,7 @@ class ChromeBuilder {
     while (row.open.size() > depth + 1) {
       Frame frame = std::move(row.open.back());
       row.open.pop_back();
-      if (!trace_.header.white_box && frame.kind == FrameKind::Attempt) {
+      if (!white_box_ && frame.kind == FrameKind::Attempt) {
         frame.args["result"] = "failed: the call ended without a launch";
       } else {
         frame.args["unclosed"] = why;
@@ -185,7 +183,7 @@ class ChromeBuilder {
   // black-box trace the first bench of a run opens the attempt (docs/trace-format.md).
   void add_bench(Row& row, double ts, const Event& event) {
     const double start = std::max(row.last_ts, row.open.empty() ? row.last_ts : row.open.back().ts);
-    if (!trace_.header.white_box && !top_is(row, FrameKind::Attempt)) {
+    if (!white_box_ && !top_is(row, FrameKind::Attempt)) {
       open(row, FrameKind::Attempt, "attempt " + key_label(event), "attempt", start, event);
     }
     Json args = event_args(event);
@@ -195,26 +193,26 @@ class ChromeBuilder {
   }
 
   void add_launch(Row& row, double ts, const Event& event) {
-    if (!trace_.header.white_box && top_is(row, FrameKind::Attempt)) close(row, FrameKind::Attempt, ts, event);
+    if (!white_box_ && top_is(row, FrameKind::Attempt)) close(row, FrameKind::Attempt, ts, event);
     instant(row, "launch " + event.config.value_or("?"), "launch", ts, event);
   }
 
   void instant(const Row& row, std::string name, const char* category, double ts, const Event& event) {
     Json args = event_args(event);
     mark(args, event.seq);
-    out_.push_back({{"ph", "i"}, {"s", "t"}, {"name", std::move(name)}, {"cat", category}, {"ts", ts},
+    emit({{"ph", "i"}, {"s", "t"}, {"name", std::move(name)}, {"cat", category}, {"ts", ts},
                     {"pid", kPid}, {"tid", row.tid}, {"args", std::move(args)}});
   }
 
   // Calls with no call_end are hangs (R7): they run to the end of the trace, marked.
   void close_everything_at_end() {
-    const double end = ts_.empty() ? 0 : *std::max_element(ts_.begin(), ts_.end()) + kTailUs;
+    const double end = rows_.empty() ? 0 : max_ts_ + kTailUs;
     for (auto& [thread, row] : rows_) {
       while (!row.open.empty()) {
         Frame frame = std::move(row.open.back());
         row.open.pop_back();
         frame.args["unclosed"] = "no end by the end of the trace";
-        out_.push_back({{"ph", "i"}, {"s", "t"}, {"name", "never ended: " + frame.name}, {"cat", "hang"},
+        emit({{"ph", "i"}, {"s", "t"}, {"name", "never ended: " + frame.name}, {"cat", "hang"},
                         {"ts", end}, {"pid", kPid}, {"tid", row.tid}, {"args", frame.args}});
         frame.name += " (never ended)";
         emit_slice(row, std::move(frame), end);
@@ -222,36 +220,50 @@ class ChromeBuilder {
     }
   }
 
-  void add_violation_instants() {
-    for (std::size_t i = 0; i < trace_.events.size(); ++i) {
-      const Event& event = trace_.events[i];
-      auto it = marks_.find(event.seq);
-      if (it == marks_.end()) continue;
-      Json args = event_args(event);
-      args["violation"] = it->second;
-      out_.push_back({{"ph", "i"}, {"s", "t"}, {"name", "violation " + it->second.substr(0, it->second.find(':'))},
-                      {"cat", "violation"}, {"ts", ts_[i]}, {"pid", kPid}, {"tid", rows_.at(event.thread).tid},
-                      {"args", std::move(args)}});
-    }
+  void add_violation_instant(const Event& event, double ts) {
+    auto it = marks_.find(event.seq);
+    if (it == marks_.end()) return;
+    Json args = event_args(event);
+    args["violation"] = it->second;
+    emit({{"ph", "i"}, {"s", "t"}, {"name", "violation " + it->second.substr(0, it->second.find(':'))},
+          {"cat", "violation"}, {"ts", ts}, {"pid", kPid}, {"tid", rows_.at(event.thread).tid},
+          {"args", std::move(args)}});
   }
 
-  const Trace& trace_;
-  std::vector<double> ts_;
+  std::ostream& out_;
+  const bool white_box_;
+  const TimeBase base_;
   std::map<std::int64_t, std::string> marks_;  // seq -> "R2: message; R5: message"
   std::map<Name, Row> rows_;
-  Json out_ = Json::array();
+  double max_ts_ = 0;
+  bool first_ = true;
 };
 
-}  // namespace
+void TimeBaseFinder::note(const Event& event) {
+  if (events_++ == 0) {
+    first_seq_ = event.seq;
+    min_t_ns_ = event.t_ns.value_or(0);
+  }
+  if (!event.t_ns) all_timed_ = false;
+  else min_t_ns_ = std::min(min_t_ns_, *event.t_ns);
+}
+
+ChromeWriter::ChromeWriter(std::ostream& out, const Header& header, const std::vector<Violation>& violations,
+                           TimeBase base)
+    : builder_(std::make_unique<Builder>(out, header, violations, base)) {}
+
+ChromeWriter::~ChromeWriter() = default;
+
+void ChromeWriter::add(const Event& event) { builder_->add(event); }
+
+void ChromeWriter::finish() { builder_->finish(); }
 
 void write_chrome_trace(std::ostream& out, const Trace& trace, const std::vector<Violation>& violations) {
-  const Json document = ChromeBuilder(trace, violations).build();
-  // One trace event per line, so that the file diffs and greps well; still one JSON object.
-  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-  const Json& events = document["traceEvents"];
-  for (std::size_t i = 0; i < events.size(); ++i)
-    out << (i == 0 ? "\n" : ",\n") << events[i].dump(-1, ' ', false, Json::error_handler_t::replace);
-  out << "\n]}\n";
+  TimeBaseFinder finder;
+  for (const Event& event : trace.events) finder.note(event);
+  ChromeWriter writer(out, trace.header, violations, finder.base());
+  for (const Event& event : trace.events) writer.add(event);
+  writer.finish();
 }
 
 }  // namespace safetune::model

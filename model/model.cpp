@@ -124,32 +124,34 @@ void close_white_box_leftovers(Step& step, OpenCall& call) {
 
 void judge_call_result(Step& step, const OpenCall& call) {
   const Event& e = step.event;
-  const std::string who = thread_text(e.thread);
-  const std::string where = call.key.show() + " (call seq " + std::to_string(call.begin_seq) +
-                            ", end seq " + std::to_string(e.seq) + ")";
+  // Messages are built only when a rule is broken: this runs for every call.
+  auto who = [&] { return thread_text(e.thread); };
+  auto where = [&] {
+    return call.key.show() + " (call seq " + std::to_string(call.begin_seq) + ", end seq " + std::to_string(e.seq) + ")";
+  };
   if (e.config) {
     if (call.launches == 0)
       report(step, Rule::R5, {call.begin_seq, e.seq},
-             who + " returned " + printable(*e.config) + " from its call on " + where + " without launching");
+             who() + " returned " + printable(*e.config) + " from its call on " + where() + " without launching");
     else if (*call.launched != *e.config)
       report(step, Rule::R5, {call.launch_seq, e.seq},
-             who + " launched " + printable(*call.launched) + " (seq " + std::to_string(call.launch_seq) +
-                 ") but returned " + printable(*e.config) + " from its call on " + where);
+             who() + " launched " + printable(*call.launched) + " (seq " + std::to_string(call.launch_seq) +
+                 ") but returned " + printable(*e.config) + " from its call on " + where());
   }
   if (call.reentrant) {
     const bool error_policy = step.state.header.policy.reentry == ReentryPolicy::Error;
     if (error_policy && e.config)
       report(step, Rule::R9, {call.begin_seq, e.seq},
-             who + "'s re-entrant call on " + where + " returned " + printable(*e.config) +
+             who() + "'s re-entrant call on " + where() + " returned " + printable(*e.config) +
                  " instead of an error (re-entry policy error)");
     if (!error_policy && e.error)
       report(step, Rule::R9, {call.begin_seq, e.seq},
-             who + "'s re-entrant call on " + where + " raised \"" + printable(*e.error) +
+             who() + "'s re-entrant call on " + where() + " raised \"" + printable(*e.error) +
                  "\" instead of launching the fallback (re-entry policy fallback)");
   }
   if (call.owned == Ownership::Failed && e.config && step.state.header.white_box)
     report(step, Rule::R8, {call.owned_attempt_id, e.seq},
-           who + "'s attempt " + std::to_string(call.owned_attempt_id) + " on " + where +
+           who() + "'s attempt " + std::to_string(call.owned_attempt_id) + " on " + where() +
                " failed, but its call returned " + printable(*e.config) + " instead of an error");
 }
 
@@ -229,10 +231,14 @@ State initial_state(const Header& header) {
   return state;
 }
 
-StepResult step(State state, const Event& event) {
-  std::vector<Violation> found;
+void advance(State& state, const Event& event, std::vector<Violation>& found) {
   Step current{state, event, found};
   dispatch(current);
+}
+
+StepResult step(State state, const Event& event) {
+  std::vector<Violation> found;
+  advance(state, event, found);
   return StepResult{std::move(state), std::move(found)};
 }
 

@@ -166,6 +166,10 @@ struct StepResult {
 
 State initial_state(const Header& header);
 StepResult step(State state, const Event& event);
+// step() done in place on a state the caller owns, appending the event's violations to `found`:
+// step(s, e) is exactly advance(s, e, found) on its own state. The checker's loop uses it, so
+// that the state is not moved in and out for every event.
+void advance(State& state, const Event& event, std::vector<Violation>& found);
 std::vector<Violation> finish(State state);
 
 }  // namespace safetune::model

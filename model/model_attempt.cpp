@@ -57,19 +57,19 @@ void record_bench(Step& step, Attempt& attempt) {
   const Event& e = step.event;
   const std::string& config = *e.config;
   const KeyId key = key_of(e);
-  const std::string head = "attempt " + std::to_string(attempt.id) + " on " + key.show();
+  auto head = [&] { return "attempt " + std::to_string(attempt.id) + " on " + key.show(); };
   if (attempt.benched.contains(config)) {
     auto earlier = std::find_if(attempt.benches.begin(), attempt.benches.end(),
                                 [&](const BenchRecord& b) { return b.config == config; });
     return report(step, Rule::R4, {earlier->seq, e.seq},
-                  head + " benched " + printable(config) + " twice (" + seq_text(earlier->seq) +
+                  head() + " benched " + printable(config) + " twice (" + seq_text(earlier->seq) +
                       " and " + seq_text(e.seq) + ")");
   }
   const auto* listed = listed_configs(step.state, key.kernel);
   const bool in_list = listed && listed->contains(config);
   if (listed && !in_list)
     report(step, Rule::R4, {attempt.id, e.seq},
-           head + " benched " + printable(config) + " at " + seq_text(e.seq) +
+           head() + " benched " + printable(config) + " at " + seq_text(e.seq) +
                ", which is not in the header's config list");
   attempt.benches.push_back(BenchRecord{e.seq, config, e.time_ns});
   attempt.benched.insert(config);
@@ -111,21 +111,23 @@ void check_winner(Step& step, const Attempt& attempt, const KeyId& key, const st
   const BenchRecord* best = nullptr;
   for (const auto& bench : attempt.benches)
     if (bench.time_ns && (!best || *bench.time_ns < *best->time_ns)) best = &bench;
-  const std::string head = "attempt " + std::to_string(attempt.id) + " on " + key.show();
-  const std::string chose = head + " chose " + printable(winner) + " at " + seq_text(step.event.seq);
+  auto chose = [&] {
+    return "attempt " + std::to_string(attempt.id) + " on " + key.show() + " chose " + printable(winner) + " at " +
+           seq_text(step.event.seq);
+  };
   if (best && best->config != winner)
     return report(step, Rule::R4, {best->seq, step.event.seq},
-                  chose + ", but " + printable(best->config) + " was fastest (" + seq_text(best->seq) + ")");
+                  chose() + ", but " + printable(best->config) + " was fastest (" + seq_text(best->seq) + ")");
   if (best) return;
   if (!attempt.benches.empty())
     return report(step, Rule::R4, {attempt.id, step.event.seq},
-                  chose + " although every bench failed");
+                  chose() + " although every bench failed");
   if (only)
     return report(step, Rule::R4, {attempt.id, step.event.seq},
-                  chose + " with no successful bench, but the kernel's only config is " + printable(*only));
+                  chose() + " with no successful bench, but the kernel's only config is " + printable(*only));
   if (const auto* listed = listed_configs(step.state, key.kernel))
     report(step, Rule::R4, {attempt.id, step.event.seq},
-           chose + " with no successful bench, but the kernel has " + std::to_string(listed->size()) + " configs");
+           chose() + " with no successful bench, but the kernel has " + std::to_string(listed->size()) + " configs");
 }
 
 // The winner becomes valid for every call on the key from `published_seq` on.
@@ -165,14 +167,16 @@ OpenCall* owner_call(State& state, const Attempt& attempt) {
 // White-box: an owner that launched before its tune_end is judged now.
 void judge_early_owner_launch(Step& step, const OpenCall& call, const Attempt& attempt) {
   if (call.launches == 0) return;
-  const std::string head = thread_text(attempt.owner) + " launched " + printable(*call.launched) + " at " +
-                           seq_text(call.launch_seq) + " on " + call.key.show();
+  auto head = [&] {
+    return thread_text(attempt.owner) + " launched " + printable(*call.launched) + " at " + seq_text(call.launch_seq) +
+           " on " + call.key.show();
+  };
   if (step.event.config && *step.event.config != *call.launched)
     report(step, Rule::R5, {call.launch_seq, step.event.seq},
-           head + ", but its attempt's winner is " + printable(*step.event.config));
+           head() + ", but its attempt's winner is " + printable(*step.event.config));
   if (step.event.error)
     report(step, Rule::R8, {call.launch_seq, step.event.seq},
-           head + ", but its attempt failed at " + seq_text(step.event.seq));
+           head() + ", but its attempt failed at " + seq_text(step.event.seq));
 }
 
 }  // namespace

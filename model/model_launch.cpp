@@ -40,16 +40,17 @@ void judge_window(std::vector<Violation>& found, const ThreadName& thread, const
 
 void judge_reentrant_launch(Step& step, const OpenCall& call) {
   const Event& e = step.event;
-  const std::string head = thread_text(e.thread) + "'s re-entrant call on " + call.key.show() +
-                           " (" + seq_text(call.begin_seq) + ") launched " + printable(*e.config) +
-                           " at " + seq_text(e.seq);
+  auto head = [&] {
+    return thread_text(e.thread) + "'s re-entrant call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
+           ") launched " + printable(*e.config) + " at " + seq_text(e.seq);
+  };
   if (step.state.header.policy.reentry == ReentryPolicy::Error)
     return report(step, Rule::R9, {call.begin_seq, e.seq},
-                  head + "; re-entry policy error demands an error and no launch");
+                  head() + "; re-entry policy error demands an error and no launch");
   auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
   if (!fallback || *fallback != *e.config)
     report(step, Rule::R9, {call.begin_seq, e.seq},
-           head + "; re-entry policy fallback demands the fallback " +
+           head() + "; re-entry policy fallback demands the fallback " +
                (fallback ? printable(*fallback) : std::string("(none)")));
 }
 
@@ -71,8 +72,8 @@ void defer_or_judge(Step& step, const OpenCall& call) {
 
 void judge_owner_launch(Step& step, OpenCall& call) {
   const Event& e = step.event;
-  const std::string head = thread_text(e.thread) + " launched " + printable(*e.config) + " on " +
-                           call.key.show() + " at " + seq_text(e.seq);
+  // Built only when a rule is broken: this runs for every launch.
+  auto head = [&] { return thread_text(e.thread) + " launched " + printable(*e.config) + " on " + call.key.show() + " at " + seq_text(e.seq); };
   switch (call.owned) {
     case Ownership::InFlight:
       // White-box: judged at its tune_end. Black-box: this launch is the attempt's success.
@@ -81,12 +82,12 @@ void judge_owner_launch(Step& step, OpenCall& call) {
     case Ownership::Succeeded:
       if (call.owned_winner != e.config)
         report(step, Rule::R5, {call.owned_attempt_id, e.seq},
-               head + ", but its own attempt (" + seq_text(call.owned_attempt_id) + ") chose " +
+               head() + ", but its own attempt (" + seq_text(call.owned_attempt_id) + ") chose " +
                    (call.owned_winner ? printable(*call.owned_winner) : std::string("nothing")));
       return;
     case Ownership::Failed:
       report(step, Rule::R8, {call.owned_attempt_id, e.seq},
-             head + ", but its own attempt (" + seq_text(call.owned_attempt_id) +
+             head() + ", but its own attempt (" + seq_text(call.owned_attempt_id) +
                  ") failed, so the call must end with an error");
       return;
     case Ownership::None:

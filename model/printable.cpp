@@ -57,8 +57,12 @@ std::string escape_at(std::string_view text, std::size_t i, std::size_t& width) 
 }  // namespace
 
 std::string printable(std::string_view text, std::size_t max_bytes) {
+  return printable_head(text, text.size(), max_bytes);
+}
+
+std::string printable_head(std::string_view text, std::size_t total_bytes, std::size_t max_bytes) {
   std::size_t cut = text.size();
-  if (cut > max_bytes) {
+  if (total_bytes > max_bytes && cut > max_bytes) {
     cut = max_bytes;
     while (cut > 0 && is_continuation(static_cast<unsigned char>(text[cut]))) --cut;
   }
@@ -71,7 +75,7 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
     else shown += escape;
     i += width;
   }
-  if (cut < text.size()) shown += "...(" + std::to_string(text.size()) + " bytes)";
+  if (cut < total_bytes) shown += "...(" + std::to_string(total_bytes) + " bytes)";
   return shown;
 }
 

@@ -20,5 +20,8 @@ inline constexpr std::size_t kShownValueBytes = 64;
 // `text` with its control characters escaped; when longer than `max_bytes`, its first bytes
 // followed by "...(N bytes)".
 std::string printable(std::string_view text, std::size_t max_bytes = kShownValueBytes);
+// The same, for a value of which only its first bytes, `head`, are at hand: `total_bytes` is
+// its real length, which the cut says.
+std::string printable_head(std::string_view head, std::size_t total_bytes, std::size_t max_bytes);
 
 }  // namespace safetune::model

@@ -68,16 +68,22 @@ TraceReader::TraceReader(std::unique_ptr<ByteSource> source)
 
 TraceReader::~TraceReader() = default;
 
-std::variant<std::unique_ptr<TraceReader>, InputError> TraceReader::open(const std::string& path) {
-  if (path == "-") return std::make_unique<TraceReader>(fd_source(STDIN_FILENO, false));
+std::variant<int, InputError> open_trace_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return InputError{0, "cannot open \"" + printable(path, 256) + "\": " + os_reason(errno)};
+  if (fd < 0) return InputError{0, "cannot open the file: " + os_reason(errno)};
   struct stat info {};
   if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
     ::close(fd);
-    return InputError{0, "cannot read \"" + printable(path, 256) + "\": " + os_reason(EISDIR)};
+    return InputError{0, "cannot read the file: " + os_reason(EISDIR)};
   }
-  return std::make_unique<TraceReader>(fd_source(fd, true));
+  return fd;
+}
+
+std::variant<std::unique_ptr<TraceReader>, InputError> TraceReader::open(const std::string& path) {
+  if (path == "-") return std::make_unique<TraceReader>(fd_source(STDIN_FILENO, false));
+  auto opened = open_trace_file(path);
+  if (auto* error = std::get_if<InputError>(&opened)) return *error;
+  return std::make_unique<TraceReader>(fd_source(std::get<int>(opened), true));
 }
 
 TraceReader::Next TraceReader::fail(std::int64_t line, std::string message) {

@@ -22,6 +22,10 @@
 
 namespace safetune::model {
 
+// Opens the trace file at `path` for reading: its file descriptor, or an input error with the OS's
+// reason (missing, a directory, no permission).
+std::variant<int, InputError> open_trace_file(const std::string& path);
+
 class TraceReader {
  public:
   explicit TraceReader(std::unique_ptr<ByteSource> source);

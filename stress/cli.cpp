@@ -1,10 +1,18 @@
 #include "cli.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
-#include <fstream>
+#include <nlohmann/json.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <limits>
 #include <iostream>
 #include <random>
 
+#include "number_flags.h"
 #include "subject.h"
 #ifdef SAFETUNE_HAS_CUDA
 #include "impl/cuda/cuda_probe.h"
@@ -33,23 +41,33 @@ std::string available_device(const std::string& device) {
   return "unknown device '" + device + "' (expected sim or cuda)";
 }
 
-// Opens for appending, so that probing an existing file does not truncate it.
+// Probes without creating or truncating anything: a run that ends early leaves no file behind.
 std::string writable_path(const std::string& path) {
-  std::ofstream probe(path, std::ios::app);
-  return probe ? "" : "cannot open '" + path + "' for writing";
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) return "cannot write '" + path + "': " + std::strerror(EISDIR);
+    if (::access(path.c_str(), W_OK) != 0) return "cannot write '" + path + "': " + std::strerror(errno);
+    return "";
+  }
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  if (::access(parent.empty() ? "." : parent.c_str(), W_OK | X_OK) != 0)
+    return "cannot create '" + path + "': " + std::strerror(errno);
+  return "";
 }
 
 CLI::Validator validator(std::string (*check)(const std::string&), std::string description) {
   return CLI::Validator([check](std::string& value) { return check(value); }, std::move(description));
 }
 
+constexpr std::uint64_t kAnyUint64 = std::numeric_limits<std::uint64_t>::max();
+constexpr double kAYear = 365.0 * 24 * 3600;
+
 void add_shape_options(CLI::App& stress, StressOptions& options) {
   ProgramShape& shape = options.shape;
-  stress.add_option("--threads", shape.threads, "worker threads, each with its own stream (16)")
-      ->check(CLI::Range(1, 1024));
-  stress.add_option("--keys", shape.keys, "distinct tuning keys (4)")->check(CLI::Range(1, 100000));
-  stress.add_option("--configs", shape.configs, "configs in the space (16)")->check(CLI::Range(1, 100000));
-  stress.add_option("--calls", shape.calls, "calls per thread per round (200)")->check(CLI::Range(1, 10000000));
+  add_integer_flag(stress, "--threads", shape.threads, 1, 1024, "worker threads, each with its own stream (16)");
+  add_integer_flag(stress, "--keys", shape.keys, 1, 100000, "distinct tuning keys (4)");
+  add_integer_flag(stress, "--configs", shape.configs, 1, 100000, "configs in the space (16)");
+  add_integer_flag(stress, "--calls", shape.calls, 1, 10000000, "calls per thread per round (200)");
 }
 
 void add_policy_options(CLI::App& stress, StressOptions& options) {
@@ -73,14 +91,12 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
                     "device: sim or cuda (default: cuda where this build has CUDA and a GPU is "
                     "present, else sim)")
       ->check(validator(available_device, "DEVICE"));
-  stress.add_option("--seconds", options.seconds,
-                    "repeat rounds (fresh autotuner, fresh program) for this long")
-      ->check(CLI::PositiveNumber);
-  stress.add_option("--round", options.round, "run only this round of the seed (replays --seconds)");
-  stress.add_option("--seed", options.seed, "program seed (default: random; always printed)");
-  stress.add_option("--watchdog-seconds", options.watchdog_seconds,
-                    "a run where no call completes for this long is a hang (2)")
-      ->check(CLI::PositiveNumber);
+  add_seconds_flag(stress, "--seconds", options.seconds, kAYear,
+                   "repeat rounds (fresh autotuner, fresh program) for this long");
+  add_integer_flag(stress, "--round", options.round, 0, kAnyUint64, "run only this round of the seed (replays --seconds)");
+  add_integer_flag(stress, "--seed", options.seed, 0, kAnyUint64, "program seed (default: random; always printed)");
+  add_seconds_flag(stress, "--watchdog-seconds", options.watchdog_seconds, 3600,
+                   "a run in which no event is recorded for this long is a hang (2)");
 }
 
 void add_output_options(CLI::App& stress, StressOptions& options) {
@@ -123,7 +139,7 @@ void finish_stress_options(CLI::App& stress, StressOptions& options) {
 }
 
 void add_check_options(CLI::App& check, CheckOptions& options) {
-  check.add_option("TRACE", options.trace_path, "JSON Lines trace file")->required();
+  check.add_option("TRACE", options.trace_path, "JSON Lines trace file; - reads standard input")->required();
   check.add_option("--chrome", options.chrome_path, "write a Chrome timeline here")
       ->check(validator(writable_path, "FILE"));
   check.add_flag("--json", options.json, "print one JSON object");
@@ -137,8 +153,36 @@ bool is_unknown_command(CLI::App& app, int argc, const char* const* argv) {
   return named.empty();
 }
 
-int usage_error(CLI::App& app, const CLI::ParseError& error) {
-  if (error.get_exit_code() == 0) return app.exit(error);  // --help
+bool wants_json(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--json") return true;
+  return false;
+}
+
+// The flag a usage error is about: "--seed" in "--seed: '-1' is not ...", the argument CLI11 did
+// not expect, or the missing one; empty when none can be named.
+std::string flag_of(const CLI::ParseError& error) {
+  const std::string message = error.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    const auto last = message.find_last_of(' ');
+    return last == std::string::npos ? "" : message.substr(last + 1);
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) return message.substr(0, message.find(' '));
+  const auto colon = message.find(':');
+  if (message.starts_with("-") && colon != std::string::npos) return message.substr(0, colon);
+  return "";
+}
+
+// On --json, stdout holds one object even for a usage error; the text goes to stderr as always.
+void print_usage_error_json(const CLI::ParseError& error) {
+  nlohmann::json out{{"verdict", "input_error"}, {"message", error.what()}};
+  if (const std::string flag = flag_of(error); !flag.empty()) out["flag"] = flag;
+  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+int usage_error(CLI::App& app, const CLI::ParseError& error, bool json) {
+  if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
+  if (json) print_usage_error_json(error);
   app.exit(error);
   if (app.get_subcommands().empty()) std::cerr << app.help();
   return kUsageError;
@@ -151,6 +195,7 @@ std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const*
   ParsedCommand parsed;
   CLI::App app{program + ": stress and check autotuners for concurrency bugs", program};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(program + " " + SAFETUNE_VERSION));
   CLI::App* stress = app.add_subcommand("stress", "drive a subject with N threads and check its trace");
   CLI::App* check = app.add_subcommand("check", "check a trace file (JSON Lines v1)");
   CLI::App* subjects = app.add_subcommand("subjects", "list the subjects and their bugs");
@@ -159,14 +204,17 @@ std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const*
   add_run_options(*stress, parsed.stress);
   add_output_options(*stress, parsed.stress);
   add_check_options(*check, parsed.check);
+  const bool json = wants_json(argc, argv);
   if (is_unknown_command(app, argc, argv)) {
-    std::cerr << program << ": unknown command '" << argv[1] << "'\n" << app.help();
+    const std::string message = "unknown command '" + std::string(argv[1]) + "'";
+    if (json) std::cout << nlohmann::json{{"verdict", "input_error"}, {"message", message}}.dump() << '\n';
+    std::cerr << program << ": " << message << '\n' << app.help();
     return kUsageError;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return usage_error(app, error);
+    return usage_error(app, error, json);
   }
   if (stress->parsed()) finish_stress_options(*stress, parsed.stress);
   parsed.command = stress->parsed() ? Command::Stress

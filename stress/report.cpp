@@ -1,37 +1,13 @@
 #include "report.h"
 
 #include <algorithm>
+#include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
 
-#include "model/trace_reader.h"
-#include "model/trace_writer.h"
-
 namespace safetune::stress {
 namespace {
-
-// Positions (indexes into trace.events) to show: each involved event and its neighbours.
-std::set<std::size_t> excerpt_positions(const model::Trace& trace,
-                                        const std::set<std::int64_t>& involved) {
-  std::set<std::size_t> positions;
-  const auto context = static_cast<std::size_t>(kExcerptContext);
-  for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    if (!involved.contains(trace.events[i].seq)) continue;
-    const std::size_t first = i >= context ? i - context : 0;
-    const std::size_t last = std::min(trace.events.size() - 1, i + context);
-    for (std::size_t j = first; j <= last; ++j) positions.insert(j);
-  }
-  return positions;
-}
-
-std::string event_line(const model::Event& event) {
-  std::ostringstream line;
-  model::write_event(line, event);
-  std::string text = line.str();
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
-}
 
 // Every line of `text` prefixed with `indent`, each ending in a newline.
 std::string indented(const std::string& text, std::string_view indent) {
@@ -41,37 +17,57 @@ std::string indented(const std::string& text, std::string_view indent) {
   return out.str();
 }
 
-}  // namespace
-
-std::string trace_excerpt(const model::Trace& trace, const model::Violation& violation) {
+// The excerpt of one violation, from the lines fetched for every listed violation.
+std::string excerpt_of(const model::Violation& violation, const std::vector<ExcerptLine>& lines) {
   const std::set<std::int64_t> involved(violation.seqs.begin(), violation.seqs.end());
+  std::set<std::int64_t> shown;  // ordinals
+  for (const ExcerptLine& line : lines)
+    if (involved.contains(line.seq))
+      for (std::int64_t o = line.ordinal - kExcerptContext; o <= line.ordinal + kExcerptContext; ++o) shown.insert(o);
   std::ostringstream out;
-  std::size_t previous = 0;
-  bool first = true;
-  for (std::size_t position : excerpt_positions(trace, involved)) {
-    if (!first && position != previous + 1) out << "     ...\n";
-    const model::Event& event = trace.events[position];
-    out << (involved.contains(event.seq) ? "  >> " : "     ");
-    if (event.line > 0) out << "line " << event.line << ": ";
-    out << event_line(event) << '\n';
-    previous = position;
-    first = false;
+  std::optional<std::int64_t> previous;
+  for (const ExcerptLine& line : lines) {
+    if (!shown.contains(line.ordinal)) continue;
+    if (previous && line.ordinal != *previous + 1) out << "     ...\n";
+    out << (involved.contains(line.seq) ? "  >> " : "     ");
+    if (line.line > 0) out << "line " << line.line << ": ";
+    out << line.text << '\n';
+    previous = line.ordinal;
   }
   return out.str();
 }
 
-void write_violation_report(std::ostream& out, const model::Trace& trace,
-                            const std::vector<model::Violation>& violations,
+std::vector<std::int64_t> involved_seqs(const std::vector<model::Violation>& violations) {
+  std::set<std::int64_t> seqs;
+  for (const model::Violation& violation : violations) seqs.insert(violation.seqs.begin(), violation.seqs.end());
+  return {seqs.begin(), seqs.end()};
+}
+
+}  // namespace
+
+std::string truncation_note(const model::CheckResult& result) {
+  if (!result.truncated()) return "";
+  std::string by_rule;
+  for (std::size_t i = 0; i < model::kRuleCount; ++i) {
+    if (result.violation_totals[i] == 0) continue;
+    by_rule += (by_rule.empty() ? "" : ", ") + std::string(model::rule_id(static_cast<model::Rule>(i + 1))) + ": " +
+               std::to_string(result.violation_totals[i]);
+  }
+  return std::to_string(result.violations_total()) + " violations in all (" + by_rule + "); listed: the first " +
+         std::to_string(model::kMaxListedPerRule) + " of each rule";
+}
+
+void write_violation_report(std::ostream& out, ExcerptSource& excerpts, const model::CheckResult& result,
                             const std::optional<std::string>& replay) {
-  for (const model::Violation& violation : violations) {
+  const std::vector<ExcerptLine> lines = excerpts.around(involved_seqs(result.violations));
+  for (const model::Violation& violation : result.violations) {
     out << "VIOLATION " << model::rule_id(violation.rule) << " (" << model::rule_name(violation.rule)
         << "): " << violation.message << '\n';
-    out << "  trace excerpt:\n" << trace_excerpt(trace, violation);
-    if (!violation.state_before.empty()) {
-      out << "  state before:\n" << indented(violation.state_before, "    ");
-    }
+    out << "  trace excerpt:\n" << excerpt_of(violation, lines);
+    if (!violation.state_before.empty()) out << "  state before:\n" << indented(violation.state_before, "    ");
   }
-  if (replay && !violations.empty()) out << "replay: " << *replay << '\n';
+  if (const std::string note = truncation_note(result); !note.empty()) out << "TRUNCATED: " << note << '\n';
+  if (replay && !result.ok()) out << "replay: " << *replay << '\n';
 }
 
 }  // namespace safetune::stress

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -89,15 +90,18 @@ class Round {
     subject_ = subject.make(environment(options));
   }
 
-  model::Trace run(const RoundMonitor& monitor) {
+  RoundResult run(const RoundMonitor& monitor) {
     std::vector<std::thread> workers;
-    for (std::size_t i = 0; i < program_.threads.size(); ++i) {
-      workers.emplace_back([this, i] { run_worker(static_cast<int>(i)); });
-    }
-    watch(monitor);
+    start_workers(workers);
+    watch(monitor, static_cast<int>(workers.size()));
     for (std::thread& worker : workers) worker.join();
     for (auto& stream : streams_) stream->synchronize();
-    return recorder_.snapshot();
+    if (auto lost = what_was_lost()) return RoundResult{{}, lost};  // no trace: it proves nothing
+    try {
+      return RoundResult{recorder_.take(), std::nullopt};
+    } catch (const std::bad_alloc&) {
+      return RoundResult{{}, "the recorded trace could not be merged (out of memory)"};
+    }
   }
 
  private:
@@ -117,16 +121,38 @@ class Round {
         }};
   }
 
-  // Runs on the calling thread until every worker has finished, or ends the process on a hang.
-  void watch(const RoundMonitor& monitor) {
+  // Starts a worker per program thread, as many as the system lets it (a thread that cannot
+  // start makes the round incomplete; the others run their programs through).
+  void start_workers(std::vector<std::thread>& workers) {
+    try {
+      for (std::size_t i = 0; i < program_.threads.size(); ++i)
+        workers.emplace_back([this, i] { run_worker(static_cast<int>(i)); });
+    } catch (const std::exception& error) {
+      not_started_ = "worker thread " + std::to_string(workers.size()) + " of " +
+                     std::to_string(program_.threads.size()) + " could not start (" + error.what() + ")";
+    }
+  }
+
+  std::optional<std::string> what_was_lost() const {
+    std::string lost;
+    auto add = [&](const std::string& what) { lost += (lost.empty() ? "" : "; ") + what; };
+    if (not_started_) add(*not_started_);
+    if (const std::int64_t events = recorder_.lost(); events > 0)
+      add(std::to_string(events) + " event(s) could not be recorded (out of memory)");
+    if (const std::int64_t calls = out_of_memory_calls_.load(std::memory_order_relaxed); calls > 0)
+      add(std::to_string(calls) + " call(s) ran out of memory");
+    return lost.empty() ? std::nullopt : std::optional<std::string>(lost);
+  }
+
+  // Runs on the calling thread until every worker has finished, or ends the process on a hang:
+  // no event recorded (or lost) for the watchdog's limit.
+  void watch(const RoundMonitor& monitor, int workers) {
     Watchdog watchdog(monitor.watchdog_limit, Clock::now());
-    const int workers = static_cast<int>(program_.threads.size());
     while (finished_.load(std::memory_order_acquire) < workers) {
       std::this_thread::sleep_for(kMonitorPeriod);
-      const std::int64_t completed = completed_.load(std::memory_order_relaxed);
-      if (monitor.on_progress) monitor.on_progress(completed);
-      if (watchdog.stalled(completed, Clock::now())) {
-        monitor.on_hang(recorder_.snapshot());
+      if (monitor.on_progress) monitor.on_progress(completed_.load(std::memory_order_relaxed));
+      if (watchdog.stalled(recorder_.progress(), Clock::now())) {
+        monitor.on_hang(recorder_.snapshot(), what_was_lost());
         std::_Exit(1);  // on_hang must not return; never join stuck workers
       }
     }
@@ -135,7 +161,12 @@ class Round {
   void run_worker(int index) {
     worker_index = index;
     TraceRecorder::bind_thread(index);
-    for (const Step& step : program_.threads[static_cast<std::size_t>(index)].steps) run_step(step);
+    for (const Step& step : program_.threads[static_cast<std::size_t>(index)].steps) {
+      // A round that lost an event proves nothing: stop it rather than run it out. (A relaxed
+      // read of a counter; it orders nothing.)
+      if (recorder_.lost() > 0 || out_of_memory_calls_.load(std::memory_order_relaxed) > 0) break;
+      run_step(step);
+    }
     finished_.fetch_add(1, std::memory_order_release);  // pairs with the acquire in watch()
   }
 
@@ -165,6 +196,10 @@ class Round {
       const Config launched = subject_->call(Invocation{key, stream});
       if (workload_) workload_->verify(stream);  // this stream only: others keep running
       recorder_.call_end(kStressKernelName, key, CallOutcome::returned(launched.str()), stream.id());
+    } catch (const std::bad_alloc& failure) {
+      // Not the subject's answer but the machine's: the round is incomplete (what_was_lost).
+      out_of_memory_calls_.fetch_add(1, std::memory_order_relaxed);
+      recorder_.call_end(kStressKernelName, key, CallOutcome::raised(failure.what()), stream.id());
     } catch (const std::exception& failure) {
       recorder_.call_end(kStressKernelName, key, CallOutcome::raised(failure.what()), stream.id());
     } catch (...) {
@@ -224,7 +259,9 @@ class Round {
   BenchLock bench_lock_;
   std::unique_ptr<Subject> subject_;  // last: destroyed first, before what it refers to
   std::atomic<std::int64_t> completed_{0};
+  std::atomic<std::int64_t> out_of_memory_calls_{0};  // relaxed: a count, read after the joins
   std::atomic<int> finished_{0};
+  std::optional<std::string> not_started_;
 };
 
 }  // namespace
@@ -235,8 +272,8 @@ ConfigSpace stress_config_space(int configs) {
   return ConfigSpace(std::move(space));
 }
 
-model::Trace run_round(const StressOptions& options, const SubjectInfo& subject,
-                       const Program& program, const RoundMonitor& monitor) {
+RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,
+                      const RoundMonitor& monitor) {
   Round round(options, subject, program);
   return round.run(monitor);
 }

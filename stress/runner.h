@@ -6,14 +6,20 @@
 // For black-box subjects it also records benches and launches (RecordingKernel), invalidates,
 // and the failed bench of an injected throwing hook, since such subjects report nothing.
 //
-// The calling thread watches the round while it runs: it reports progress and, when no call
-// has completed for `watchdog_limit`, hands a snapshot of the trace so far to `on_hang`, which
+// The calling thread watches the round while it runs: it reports progress and, when no event has
+// been recorded for `watchdog_limit`, hands a snapshot of the trace so far to `on_hang`, which
 // must end the process (std::_Exit) without joining the stuck workers.
+//
+// A round that could not be recorded whole says so (RoundResult::incomplete): events the recorder
+// could not store, a worker thread that could not start, a call that ran out of memory. Its trace
+// is then no evidence of a rule broken or kept.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "model/event.h"
 #include "options.h"
@@ -22,17 +28,23 @@
 
 namespace safetune::stress {
 
+struct RoundResult {
+  model::Trace trace;
+  std::optional<std::string> incomplete;  // what was lost, when something was
+};
+
 struct RoundMonitor {
   std::chrono::duration<double> watchdog_limit{2.0};
   std::function<void(std::int64_t calls_completed_in_round)> on_progress;  // may be empty
-  std::function<void(const model::Trace& snapshot)> on_hang;  // must not return
+  // Must not return. `incomplete` says what was lost, as in RoundResult.
+  std::function<void(const model::Trace& snapshot, const std::optional<std::string>& incomplete)> on_hang;
 };
 
 // The kernel's trace name and its config space: C configs BLOCK=32, BLOCK=64, ...
 inline constexpr const char* kStressKernelName = "stress_kernel";
 ConfigSpace stress_config_space(int configs);
 
-model::Trace run_round(const StressOptions& options, const SubjectInfo& subject,
-                       const Program& program, const RoundMonitor& monitor);
+RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,
+                      const RoundMonitor& monitor);
 
 }  // namespace safetune::stress

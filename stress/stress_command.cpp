@@ -3,11 +3,16 @@
 //
 // Memory stays bounded in --seconds runs: each round's trace is checked as the round ends and
 // only the latest (or the failing) round's trace is kept, for --trace and --chrome.
+//
+// A round that could not be recorded whole (events lost, a worker that could not start, out of
+// memory anywhere in the run) ends the run as incomplete, exit 3: its trace proves nothing, so it
+// is neither checked into a pass nor reported as a violation.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <optional>
 
 #include "commands.h"
@@ -33,15 +38,15 @@ class StressRun {
         subject_(*find_subject(options.subject)),
         start_(Clock::now()),
         progress_(std::cerr, isatty(STDERR_FILENO) != 0, start_),
-        summary_{options, {}, {}, 0, 0} {}
+        summary_{.options = options} {}
 
   int run() {
-    if (options_.round) {
-      run_one_round(*options_.round);
-    } else {
-      std::uint64_t round = 0;
-      do run_one_round(round++);
-      while (summary_.passed() && options_.seconds && elapsed_s() < *options_.seconds);
+    try {
+      run_rounds();
+    } catch (const std::bad_alloc&) {
+      last_trace_ = {};
+      summary_.incomplete = "out of memory in round " + std::to_string(current_round_) +
+                            " (generating, running or checking it)";
     }
     progress_.finish();
     return finish(last_trace_);
@@ -50,16 +55,27 @@ class StressRun {
  private:
   double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
+  void run_rounds() {
+    if (options_.round) return run_one_round(*options_.round);
+    std::uint64_t round = 0;
+    do run_one_round(round++);
+    while (summary_.passed() && options_.seconds && elapsed_s() < *options_.seconds);
+  }
+
   void run_one_round(std::uint64_t round) {
+    current_round_ = round;
     const Program program = generate_program(options_.shape, options_.mix, options_.seed, round);
     if (options_.print_program) std::cerr << "round " << round << ":\n" << describe(program);
-    current_round_ = round;
-    last_trace_ = run_round(options_, subject_, program, monitor());
-    const model::CheckResult result = model::check(last_trace_);
-    accumulate(summary_.stats, result.stats);
-    summary_.violations = result.violations;
-    calls_before_round_ += result.stats.calls;
+    RoundResult ran = run_round(options_, subject_, program, monitor());
+    last_trace_ = std::move(ran.trace);
     ++summary_.rounds;
+    if (ran.incomplete) {
+      summary_.incomplete = "round " + std::to_string(round) + ": " + *ran.incomplete;
+      return;
+    }
+    summary_.result = model::check(last_trace_);
+    accumulate(summary_.stats, summary_.result.stats);
+    calls_before_round_ += summary_.result.stats.calls;
   }
 
   RoundMonitor monitor() {
@@ -68,20 +84,25 @@ class StressRun {
     monitor.on_progress = [this](std::int64_t completed) {
       progress_.update(calls_before_round_ + completed, Clock::now());
     };
-    monitor.on_hang = [this](const model::Trace& snapshot) { on_hang(snapshot); };
+    monitor.on_hang = [this](const model::Trace& snapshot, const std::optional<std::string>& incomplete) {
+      on_hang(snapshot, incomplete);
+    };
     return monitor;
   }
 
-  // Reports the hang as R7 (plus whatever else the partial trace breaks) and ends the process
-  // without joining the stuck workers.
-  [[noreturn]] void on_hang(const model::Trace& snapshot) {
+  // Reports the hang as R7 for each stuck call (plus whatever else the partial trace breaks) and
+  // ends the process without joining the stuck workers. A run that also lost events is
+  // incomplete: a lost call_end would look like a stuck call.
+  [[noreturn]] void on_hang(const model::Trace& snapshot, const std::optional<std::string>& incomplete) {
     progress_.finish();
-    const model::CheckResult result = model::check(snapshot);
-    accumulate(summary_.stats, result.stats);
     ++summary_.rounds;
-    summary_.violations = {hang_violation(open_calls(snapshot), options_.watchdog_seconds)};
-    for (const model::Violation& violation : result.violations) {
-      if (violation.rule != model::Rule::R7) summary_.violations.push_back(violation);
+    if (incomplete) {
+      summary_.incomplete = "round " + std::to_string(current_round_) + " stalled for " +
+                            std::to_string(options_.watchdog_seconds) + " s, and " + *incomplete;
+    } else {
+      summary_.result = model::check(snapshot);
+      accumulate(summary_.stats, summary_.result.stats);
+      mark_stuck_calls(summary_.result, options_.watchdog_seconds);
     }
     const int exit_code = finish(snapshot);
     std::cout.flush();
@@ -96,15 +117,21 @@ class StressRun {
 
   int finish(const model::Trace& trace) {
     summary_.elapsed_s = elapsed_s();
-    const bool written = write_trace_outputs(trace, summary_.violations, options_.trace_path, options_.chrome_path);
+    const bool written =
+        write_trace_outputs(trace, summary_.result.violations, options_.trace_path, options_.chrome_path);
     const std::string replay = replay_command(options_, replay_round());
     // With --json, stdout holds exactly one JSON object; the human report goes to stderr.
     std::ostream& report_out = options_.json ? std::cerr : std::cout;
-    write_violation_report(report_out, trace, summary_.violations, replay);
+    TraceExcerpts excerpts(trace);
+    if (!summary_.incomplete) write_violation_report(report_out, excerpts, summary_.result, replay);
     if (options_.json) {
-      std::cout << stress_json(summary_).dump() << '\n';
+      std::cout << stress_json(summary_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
       write_stress_text(std::cout, summary_);
+    }
+    if (summary_.incomplete) {
+      std::cerr << "incomplete: " << *summary_.incomplete << "; this run proves nothing either way\n";
+      return kIncomplete;
     }
     // A violation outranks a lost output file: exit 1 says the subject is broken either way.
     if (!summary_.passed()) return kViolation;

@@ -29,6 +29,23 @@ nlohmann::json stats_json(const model::TraceStats& stats) {
           {"hung_calls", stats.hung_calls}};
 }
 
+nlohmann::json violation_counts_json(const model::CheckResult& result) {
+  nlohmann::json totals = nlohmann::json::object();
+  for (std::size_t i = 0; i < model::kRuleCount; ++i)
+    if (result.violation_totals[i] > 0)
+      totals[std::string(model::rule_id(static_cast<model::Rule>(i + 1)))] = result.violation_totals[i];
+  return {{"violations", violations_json(result.violations)},
+          {"violations_total", result.violations_total()},
+          {"violation_totals", std::move(totals)},
+          {"truncated", result.truncated()}};
+}
+
+nlohmann::json check_json(const model::CheckResult& result) {
+  nlohmann::json json = violation_counts_json(result);
+  json.update({{"verdict", result.ok() ? "pass" : "fail"}, {"events", result.events}, {"stats", stats_json(result.stats)}});
+  return json;
+}
+
 nlohmann::json stress_json(const StressSummary& summary) {
   const StressOptions& options = summary.options;
   nlohmann::json json = stats_json(summary.stats);
@@ -45,9 +62,10 @@ nlohmann::json stress_json(const StressSummary& summary) {
                              {"wait", options.wait_name},
                              {"reentry", options.reentry_name}}},
                {"rounds", summary.rounds},
-               {"violations", violations_json(summary.violations)},
-               {"verdict", summary.passed() ? "pass" : "fail"},
+               {"verdict", summary.verdict()},
                {"elapsed_s", summary.elapsed_s}});
+  json.update(violation_counts_json(summary.result));
+  if (summary.incomplete) json["incomplete"] = *summary.incomplete;
   return json;
 }
 
@@ -63,9 +81,11 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
       << "\nattempts: " << stats.attempts << "\nsuccessful_tunings: " << stats.successful_tunings
       << "\nduplicate_tunings: " << stats.duplicate_tunings << "\nbenches: " << stats.benches
       << "\nerrors: " << stats.errors << "\nhung_calls: " << stats.hung_calls
-      << "\nviolations: " << summary.violations.size()
-      << "\nverdict: " << (summary.passed() ? "pass" : "fail")
+      << "\nviolations: " << summary.result.violations_total()
+      << (summary.result.truncated() ? " (truncated: " + std::to_string(summary.result.violations.size()) + " listed)" : "")
+      << "\nverdict: " << summary.verdict()
       << "\nelapsed: " << summary.elapsed_s << " s\n";
+  if (summary.incomplete) out << "incomplete: " << *summary.incomplete << '\n';
 }
 
 void accumulate(model::TraceStats& total, const model::TraceStats& more) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,16 +17,23 @@ namespace safetune::stress {
 
 struct StressSummary {
   const StressOptions& options;
-  model::TraceStats stats;  // summed over every round
-  std::vector<model::Violation> violations;
+  model::TraceStats stats{};    // summed over every round
+  model::CheckResult result{};  // the last round's check: its violations, listed and counted
+  std::optional<std::string> incomplete{};  // why the run could not be recorded or checked whole
   std::uint64_t rounds = 0;
   double elapsed_s = 0;
 
-  bool passed() const { return violations.empty(); }
+  bool passed() const { return result.ok() && !incomplete; }
+  // "pass", "fail" or "incomplete": a run that lost events is neither a pass nor a violation.
+  std::string verdict() const { return incomplete ? "incomplete" : result.ok() ? "pass" : "fail"; }
 };
 
 nlohmann::json violations_json(const std::vector<model::Violation>& violations);
 nlohmann::json stats_json(const model::TraceStats& stats);
+// violations (listed), violations_total, violation_totals (by rule id), truncated.
+nlohmann::json violation_counts_json(const model::CheckResult& result);
+// `safetune check --json`: verdict, events, the violation counts and the stats.
+nlohmann::json check_json(const model::CheckResult& result);
 
 nlohmann::json stress_json(const StressSummary& summary);
 void write_stress_text(std::ostream& out, const StressSummary& summary);

@@ -1,18 +1,16 @@
-// The watchdog: turns a run where no call completes for too long into an R7 (termination)
+// The watchdog: turns a run in which nothing happens for too long into an R7 (termination)
 // violation, so that `safetune stress` never hangs.
 //
-// Watchdog::stalled is a pure function of what it is fed (completed-call counts and times), so
-// it can be tested without threads. describe_hang reads a snapshot of the trace taken while the
-// workers are stuck: the calls it names are exactly the call_begins with no call_end yet.
+// It watches progress, not finished calls: any recorded event (a bench, a wait, a launch, a
+// call_end) counts, so an attempt that benches ten thousand configs is not a hang, and a call
+// that stops making events is. Watchdog::stalled is a pure function of what it is fed (progress
+// counts and times), so it can be tested without threads.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <string>
-#include <vector>
 
-#include "model/event.h"
-#include "model/violation.h"
+#include "model/checker.h"
 
 namespace safetune::stress {
 
@@ -22,27 +20,19 @@ class Watchdog {
   Watchdog(std::chrono::duration<double> limit, Clock::time_point start)
       : limit_(limit), last_change_(start) {}
 
-  // True when `completed` has not changed for longer than the limit (measured from the last
+  // True when `progress` has not changed for longer than the limit (measured from the last
   // change, or from the start).
-  bool stalled(std::int64_t completed, Clock::time_point now);
+  bool stalled(std::int64_t progress, Clock::time_point now);
 
  private:
   std::chrono::duration<double> limit_;
-  std::int64_t last_completed_ = 0;
+  std::int64_t last_progress_ = 0;
   Clock::time_point last_change_;
 };
 
-struct OpenCall {
-  model::ThreadName thread;
-  std::string kernel;
-  std::string key;
-  std::int64_t since_seq = 0;  // the seq of its call_begin
-};
-
-// The calls still open at the end of `trace`, in seq order of their call_begin.
-std::vector<OpenCall> open_calls(const model::Trace& trace);
-
-// One R7 violation naming every open call and how long nothing completed.
-model::Violation hang_violation(const std::vector<OpenCall>& calls, double stalled_seconds);
+// `result` is the check of the trace recorded up to a stall: its R7 violations are exactly the
+// calls still open, each with the model's state of its key and thread. Says of each that it is
+// stuck, and for how long nothing happened.
+void mark_stuck_calls(model::CheckResult& result, double stalled_seconds);
 
 }  // namespace safetune::stress

@@ -1,9 +1,13 @@
-// The trace recorder: one total order of events, thread names, timestamps and call outcomes.
+// The trace recorder: one total order of events, thread names, timestamps and call outcomes, a
+// snapshot while threads record, and take(). (Lost events: trace_recorder_lost_events_test.cpp.)
 #include "impl/trace_recorder.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <map>
 #include <thread>
+#include <vector>
 
 namespace safetune {
 namespace {
@@ -27,7 +31,8 @@ TEST(TraceRecorder, NumbersEventsInOrderWithNondecreasingTime) {
   recorder.call_end("add", "k", CallOutcome::returned("BLOCK=64"), 4);
   model::Trace trace = recorder.snapshot();
   ASSERT_EQ(trace.events.size(), 3u);
-  EXPECT_EQ(recorder.size(), 3u);
+  EXPECT_EQ(recorder.progress(), 3);
+  EXPECT_EQ(recorder.lost(), 0);
   EXPECT_TRUE(trace.header.white_box);
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     EXPECT_EQ(trace.events[i].seq, static_cast<std::int64_t>(i) + 1);
@@ -88,22 +93,66 @@ TEST(TraceRecorder, AnUnboundThreadIsNamedAfreshByEachRecorder) {
   EXPECT_EQ(second.snapshot().events[0].thread, model::Name::integer(0));
 }
 
+// More events per thread than one chunk holds, from several threads: seqs are 1..n with no gap,
+// and each thread's events keep their order and non-decreasing time.
 TEST(TraceRecorder, ConcurrentAppendsGetDistinctIncreasingSeqs) {
-  TraceRecorder recorder(white_box_header(), 16);  // forces growth past the reservation
+  TraceRecorder recorder(white_box_header());
+  constexpr int kThreads = 4, kPerThread = 2500;
   std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
+  for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       TraceRecorder::bind_thread(t);
-      for (int i = 0; i < 500; ++i) recorder.call_begin("add", "k", t);
+      for (int i = 0; i < kPerThread; ++i) recorder.call_begin("add", "k" + std::to_string(i), t);
     });
   }
   for (auto& thread : threads) thread.join();
-  model::Trace trace = recorder.snapshot();
-  ASSERT_EQ(trace.events.size(), 2000u);
-  for (std::size_t i = 1; i < trace.events.size(); ++i) {
-    EXPECT_EQ(trace.events[i].seq, trace.events[i - 1].seq + 1);
-    EXPECT_GE(*trace.events[i].t_ns, *trace.events[i - 1].t_ns);
+  model::Trace trace = recorder.take();
+  ASSERT_EQ(trace.events.size(), static_cast<std::size_t>(kThreads * kPerThread));
+  std::map<model::Name, std::pair<int, std::int64_t>> per_thread;  // next key index, last t_ns
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const model::Event& event = trace.events[i];
+    EXPECT_EQ(event.seq, static_cast<std::int64_t>(i) + 1);
+    auto& [next_key, last_t_ns] = per_thread[event.thread];
+    EXPECT_EQ(event.key, "k" + std::to_string(next_key++));
+    EXPECT_GE(*event.t_ns, last_t_ns);
+    last_t_ns = *event.t_ns;
   }
+  EXPECT_EQ(per_thread.size(), static_cast<std::size_t>(kThreads));
+}
+
+// A snapshot taken while threads record holds, of each thread, a prefix of its events.
+TEST(TraceRecorder, ASnapshotWhileThreadsRecordHoldsAPrefixOfEachThread) {
+  TraceRecorder recorder(white_box_header());
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    TraceRecorder::bind_thread(1);
+    for (int i = 0; i < 20000 && !stop.load(std::memory_order_relaxed); ++i)
+      recorder.call_begin("add", std::to_string(i), 1);
+  });
+  for (int round = 0; round < 20; ++round) {
+    const model::Trace trace = recorder.snapshot();
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+      ASSERT_EQ(trace.events[i].key, std::to_string(i));
+      ASSERT_EQ(trace.events[i].seq, static_cast<std::int64_t>(i) + 1);
+    }
+  }
+  stop = true;
+  writer.join();
+  EXPECT_EQ(recorder.snapshot().events.size(), static_cast<std::size_t>(recorder.progress()));
+}
+
+// take() moves the trace out; the recorder then holds nothing, and later events number on.
+TEST(TraceRecorder, TakeLeavesTheRecorderEmpty) {
+  TraceRecorder recorder(white_box_header());
+  TraceRecorder::bind_thread(0);
+  recorder.call_begin("add", "k", 1);
+  recorder.call_end("add", "k", CallOutcome::returned("BLOCK=64"), 1);
+  EXPECT_EQ(recorder.take().events.size(), 2u);
+  EXPECT_TRUE(recorder.snapshot().events.empty());
+  recorder.call_begin("add", "k", 1);
+  const model::Trace later = recorder.take();
+  ASSERT_EQ(later.events.size(), 1u);
+  EXPECT_EQ(later.events[0].seq, 3);
 }
 
 }  // namespace

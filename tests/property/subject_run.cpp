@@ -72,18 +72,17 @@ void write_all(int fd, const std::string& text) {
   try {
     stress::RoundMonitor monitor;
     monitor.watchdog_limit = std::chrono::duration<double>(kWatchdogSeconds);
-    monitor.on_hang = [fd](const model::Trace& snapshot) {
-      std::vector<model::Violation> violations = {
-          stress::hang_violation(stress::open_calls(snapshot), kWatchdogSeconds)};
-      for (const model::Violation& violation : model::check(snapshot).violations) {
-        if (violation.rule != model::Rule::R7) violations.push_back(violation);
-      }
-      write_all(fd, verdict_of(violations));
+    monitor.on_hang = [fd](const model::Trace& snapshot, const std::optional<std::string>& incomplete) {
+      if (incomplete) write_all(fd, "incomplete: " + *incomplete);
+      model::CheckResult result = model::check(snapshot);
+      stress::mark_stuck_calls(result, kWatchdogSeconds);
+      if (!incomplete) write_all(fd, verdict_of(result.violations));
       std::_Exit(0);  // never join the stuck workers
     };
-    const model::Trace trace =
+    const stress::RoundResult round =
         stress::run_round(options_for(subject, program_case), subject, program_case.program, monitor);
-    write_all(fd, verdict_of(model::check(trace).violations));
+    if (round.incomplete) write_all(fd, "incomplete: " + *round.incomplete);
+    else write_all(fd, verdict_of(model::check(round.trace).violations));
   } catch (const std::exception& error) {
     write_all(fd, std::string("the run threw: ") + error.what());
   }
