@@ -35,7 +35,6 @@ std::string escape_at(std::string_view text, std::size_t i, std::size_t& width) 
     case '\n': return "\\n";
     case '\r': return "\\r";
     case '\t': return "\\t";
-    case '\\': return "\\\\";
     default: break;
   }
   char buffer[8];

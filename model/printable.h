@@ -2,9 +2,10 @@
 //
 // A key, a thread name, a config or an error comes from the trace, so it may hold anything: a
 // newline followed by "VIOLATION R3 ...", terminal escapes, or ten megabytes. printable() escapes
-// every control character (C0, DEL and C1: \n, \t, \x1b, \u0085, ...), every byte that is not
-// part of valid UTF-8 (\xff), and the backslash itself (\\), so that its output is valid UTF-8
-// and unambiguous; and it cuts a long value at a character boundary, saying how long it was.
+// every control character (C0, DEL and C1: \n, \t, \x1b, \u0085, ...) and every byte that is not
+// part of valid UTF-8 (\xff), so that its output is one line of valid UTF-8; and it cuts a long
+// value at a character boundary, saying how long it was. (A backslash is left as it is: trace
+// lines are JSON, full of escapes, and an excerpt must read as the line does.)
 // Every report and message of the model shows trace values through it.
 #pragma once
 

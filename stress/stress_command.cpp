@@ -14,6 +14,7 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <system_error>
 
 #include "commands.h"
 #include "model/checker.h"
@@ -47,6 +48,10 @@ class StressRun {
       last_trace_ = {};
       summary_.incomplete = "out of memory in round " + std::to_string(current_round_) +
                             " (generating, running or checking it)";
+    } catch (const std::system_error& error) {
+      // The system refused a resource the round needs: a stream's thread, say (EAGAIN).
+      last_trace_ = {};
+      summary_.incomplete = "round " + std::to_string(current_round_) + " could not be set up: " + error.what();
     }
     progress_.finish();
     return finish(last_trace_);

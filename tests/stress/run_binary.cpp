@@ -25,11 +25,25 @@ std::string write_temp_file(const std::string& name, const std::string& text) {
   return path;
 }
 
-CommandResult run_safetune(const std::string& arguments) {
+bool built_with_sanitizer() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+CommandResult run_safetune(const std::string& arguments, const std::string& shell_prefix) {
   static int counter = 0;
   const std::string err_path = temp_path("stderr_" + std::to_string(counter++));
   const std::string command =
-      std::string(SAFETUNE_BINARY) + " " + arguments + " 2>" + err_path;
+      shell_prefix + std::string(SAFETUNE_BINARY) + " " + arguments + " 2>" + err_path;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("popen failed: " + command);
   CommandResult result;

@@ -13,7 +13,12 @@ struct CommandResult {
 };
 
 // `arguments` is appended to the binary's path as shell words (callers quote what needs it).
-CommandResult run_safetune(const std::string& arguments);
+// `shell_prefix` runs before it in the same shell, e.g. "ulimit -v 200000;".
+CommandResult run_safetune(const std::string& arguments, const std::string& shell_prefix = "");
+
+// Whether this build runs under a sanitizer, whose runtime reserves more address space than any
+// `ulimit -v` that makes an ordinary run fail allocation leaves it: such tests skip there.
+bool built_with_sanitizer();
 
 // A fresh file path under the test's temporary directory.
 std::string temp_path(const std::string& name);
