@@ -1,0 +1,16 @@
+# Runs race_visibility in both modes (see its header) and requires TSan to report the race with
+# the lock-free recorder and to miss it with the locked one.
+foreach(mode lock-free locked)
+  execute_process(COMMAND ${BINARY} ${mode} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(FIND "${err}" "WARNING: ThreadSanitizer: data race" report)
+  if(mode STREQUAL "lock-free" AND report EQUAL -1)
+    message(FATAL_ERROR "the lock-free recorder hid the race from TSan (exit ${status}):\n${out}${err}")
+  endif()
+  if(mode STREQUAL "locked" AND NOT report EQUAL -1)
+    message(FATAL_ERROR "TSan saw the race through the locked recorder, so this test no longer shows what a lock hides:\n${err}")
+  endif()
+  if(mode STREQUAL "locked" AND NOT status EQUAL 0)
+    message(FATAL_ERROR "race_visibility locked failed (exit ${status}):\n${out}${err}")
+  endif()
+  message(STATUS "${mode}: exit ${status}, TSan report: ${report}")
+endforeach()
