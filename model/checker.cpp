@@ -28,6 +28,7 @@ void Checker::add(const Event& event) {
 CheckResult Checker::finish() {
   result_.stats = state_->stats;
   result_.stats.hung_calls = static_cast<std::int64_t>(state_->calls.size());
+  result_.incomplete = state_->incomplete;
   std::vector<Violation> at_end = model::finish(std::move(*state_));
   collect(at_end);
   return std::move(result_);

@@ -43,10 +43,13 @@ struct CheckResult {
   std::array<std::int64_t, kRuleCount> violation_totals{};  // every violation, by rule_index()
   std::int64_t events = 0;
   TraceStats stats;
+  // Set when the checker could not judge the whole trace (a key needed more choices of hidden
+  // points than it keeps): the verdict is incomplete, neither a pass nor a violation.
+  std::optional<std::string> incomplete;
 
   std::int64_t violations_total() const;
   bool truncated() const { return violations_total() > static_cast<std::int64_t>(violations.size()); }
-  bool ok() const { return violations_total() == 0; }
+  bool ok() const { return violations_total() == 0 && !incomplete; }
 };
 
 struct State;

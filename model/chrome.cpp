@@ -122,6 +122,9 @@ class ChromeWriter::Builder {
       case EventKind::Bench: add_bench(row, ts, event); break;
       case EventKind::Launch: add_launch(row, ts, event); break;
       case EventKind::Invalidate: instant(row, "invalidate " + key_label(event), "invalidate", ts, event); break;
+      case EventKind::InvalidateBegin:
+        instant(row, "invalidate called " + key_label(event), "invalidate", ts, event);
+        break;
     }
     row.last_ts = ts;
     row.seen = true;

@@ -10,7 +10,7 @@ namespace safetune::model {
 namespace {
 
 // Indexed by the kind's value; the order must follow enum EventKind.
-constexpr std::array<std::pair<EventKind, std::string_view>, 9> kNames{{
+constexpr std::array<std::pair<EventKind, std::string_view>, 10> kNames{{
     {EventKind::CallBegin, "call_begin"},
     {EventKind::CallEnd, "call_end"},
     {EventKind::TuneBegin, "tune_begin"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<EventKind, std::string_view>, 9> kNames{{
     {EventKind::WaitEnd, "wait_end"},
     {EventKind::Launch, "launch"},
     {EventKind::Invalidate, "invalidate"},
+    {EventKind::InvalidateBegin, "invalidate_begin"},
 }};
 
 }  // namespace

@@ -39,6 +39,7 @@ enum class EventKind : std::uint8_t {
   WaitEnd,     // ... and resumes (white-box)
   Launch,      // the call's real launch, with `config`
   Invalidate,  // the key goes back to not tuned
+  InvalidateBegin,  // (optional) an invalidate of the key was called here; its invalidate marks its return
 };
 
 // The trace spelling of each kind ("call_begin", ...).

@@ -1,9 +1,10 @@
 // The step function's dispatch, calls (call_begin/call_end, waits), invalidation and finish().
 // Attempts live in model_attempt.cpp, launch judgement in model_launch.cpp, the history of valid
-// answers in model_history.cpp.
+// answers in model_history.cpp, the choices of a black-box key in model_choices.cpp.
 #include "model.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "model_internal.h"
@@ -12,9 +13,9 @@ namespace safetune::model {
 
 using namespace detail;
 
-Phase phase(const KeyState& key) {
-  if (!key.in_flight.empty()) return Phase::Tuning;
-  return key.winner ? Phase::Tuned : Phase::Cold;
+Phase phase(const Choice& choice) {
+  if (!choice.in_flight.empty()) return Phase::Tuning;
+  return choice.winner ? Phase::Tuned : Phase::Cold;
 }
 
 namespace detail {
@@ -53,106 +54,156 @@ OpenCall* require_call(Step& step) {
   OpenCall* call = innermost_call(step.state, e.thread);
   if (call == nullptr) {
     report(step, Rule::R1, {e.seq},
-           thread_text(e.thread) + " has " + std::string(event_name(e.kind)) + " on " +
-               key_of(e).show() + " at seq " + std::to_string(e.seq) + " outside any call");
+           thread_text(e.thread) + " has " + std::string(event_name(e.kind)) + " on " + key_of(e).show() +
+               " at seq " + std::to_string(e.seq) + " outside any call");
     return nullptr;
   }
   if (call->key.kernel != e.kernel || call->key.key != e.key) {
     report(step, Rule::R1, {call->begin_seq, e.seq},
-           thread_text(e.thread) + " has " + std::string(event_name(e.kind)) + " on " +
-               key_of(e).show() + " at seq " + std::to_string(e.seq) +
-               ", but its innermost open call (seq " + std::to_string(call->begin_seq) +
-               ") is on " + call->key.show());
+           thread_text(e.thread) + " has " + std::string(event_name(e.kind)) + " on " + key_of(e).show() +
+               " at seq " + std::to_string(e.seq) + ", but its innermost open call (seq " +
+               std::to_string(call->begin_seq) + ") is on " + call->key.show());
     return nullptr;
   }
   return call;
+}
+
+KeyState& key_state(Step& step) {
+  auto it = step.state.keys.find(KeyId{step.event.kernel, step.event.key});
+  if (it != step.state.keys.end()) return it->second;
+  return step.state.keys.emplace(key_of(step.event), KeyState{}).first->second;
+}
+
+CallView& view_of(Step& step, const OpenCall& call) { return step.choice->views[call.begin_seq]; }
+
+// An invalidate always resets R3 and R10 (they ask only whether one came between), but it
+// unpublishes the winner only when no attempt is in flight on the key.
+void invalidate_effect(Step& step) {
+  Choice& choice = *step.choice;
+  choice.succeeded_since_invalidate = false;
+  choice.history.last_invalidate_seq = step.event.seq;
+  if (choice.in_flight.empty()) {
+    withdraw_winner(choice, step.event.seq);
+    choice.r3_note.clear();
+    return;
+  }
+  choice.r3_note = " (the invalidate placed " + std::string(step.state.header.white_box ? "at " : "before ") +
+                   seq_text(step.event.seq) + " came while " + thread_text(choice.in_flight.back().owner) +
+                   "'s attempt was in flight, so it had no effect on the winner that attempt published)";
 }
 
 }  // namespace detail
 
 namespace {
 
-bool owns_attempt_in_flight(const KeyState& key, const ThreadName& thread) {
-  return std::any_of(key.in_flight.begin(), key.in_flight.end(),
-                     [&](const Attempt& attempt) { return attempt.owner == thread; });
-}
-
 void on_call_begin(Step& step) {
   const Event& e = step.event;
   ++step.state.stats.calls;
-  OpenCall call{.thread = e.thread, .key = key_of(e), .begin_seq = e.seq};
-  KeyState& ks = step.state.keys[call.key];
-  call.began_tuned = ks.winner.has_value();
-  call.reentrant = owns_attempt_in_flight(ks, e.thread);
-  ks.open_calls.insert(e.seq);
-  step.state.threads[e.thread].push_back(e.seq);
-  step.state.calls.emplace(e.seq, std::move(call));
+  const std::int64_t seq = e.seq;
+  OpenCall& call = step.state.calls.emplace(seq, OpenCall{.thread = e.thread, .key = key_of(e), .begin_seq = seq}).first->second;
+  step.state.threads[e.thread].push_back(seq);
+  key_state(step).open_calls.insert(seq);
+  for_each_choice(step, [&call](Step& in) {
+    Choice& choice = *in.choice;
+    CallView& view = choice.views[call.begin_seq];
+    view.began_tuned = choice.winner.has_value();
+    view.reentrant = std::any_of(choice.in_flight.begin(), choice.in_flight.end(),
+                                 [&](const Attempt& attempt) { return attempt.owner == call.thread; });
+  });
 }
 
 // Removes the thread's innermost call; a thread left with none is forgotten, so that the state
 // follows the threads with open calls, not every thread name the trace ever used.
-void pop_call(State& state, const ThreadName& thread) {
-  auto it = state.threads.find(thread);
+void pop_call(Step& step) {
+  auto it = step.state.threads.find(step.event.thread);
   const std::int64_t seq = it->second.back();
-  auto call = state.calls.find(seq);
-  state.keys[call->second.key].open_calls.erase(seq);
-  state.calls.erase(call);
+  const OpenCall& call = step.state.calls.at(seq);
+  if (call.first_bench) step.state.benches.erase(*call.first_bench);
+  key_state(step).open_calls.erase(seq);
+  step.state.calls.erase(seq);
   it->second.pop_back();
-  if (it->second.empty()) state.threads.erase(it);
+  if (it->second.empty()) step.state.threads.erase(it);
 }
 
-// R1's white-box part: a call may not end while its attempt or wait is open. Recovery: the
-// attempt is dropped unjudged and the wait closed, so that later events are judged sanely.
-void close_white_box_leftovers(Step& step, OpenCall& call) {
+// What the trace shows of a call's end, whatever the choice: R5 on its result, R1 on a wait left
+// open (white-box).
+void judge_call_end(Step& step, OpenCall& call) {
   const Event& e = step.event;
-  if (call.owned == Ownership::InFlight) {
-    report(step, Rule::R1, {call.owned_attempt_id, e.seq},
-           thread_text(e.thread) + " ended its call on " + call.key.show() + " at seq " +
-               std::to_string(e.seq) + " while its attempt " +
-               std::to_string(call.owned_attempt_id) + " was still open");
-    abandon_attempt(step.state, call);
-    call.owned = Ownership::Failed;
-  }
+  auto where = [&] {
+    return call.key.show() + " (call seq " + std::to_string(call.begin_seq) + ", end seq " + std::to_string(e.seq) + ")";
+  };
+  if (e.config && call.launches == 0)
+    report(step, Rule::R5, {call.begin_seq, e.seq},
+           thread_text(e.thread) + " returned " + printable(*e.config) + " from its call on " + where() + " without launching");
+  else if (e.config && *call.launched != *e.config)
+    report(step, Rule::R5, {call.launch_seq, e.seq},
+           thread_text(e.thread) + " launched " + printable(*call.launched) + " (seq " + std::to_string(call.launch_seq) +
+               ") but returned " + printable(*e.config) + " from its call on " + where());
   if (call.wait_open_seq) {
     report(step, Rule::R1, {*call.wait_open_seq, e.seq},
-           thread_text(e.thread) + " ended its call on " + call.key.show() + " at seq " +
-               std::to_string(e.seq) + " while its wait (seq " +
-               std::to_string(*call.wait_open_seq) + ") was still open");
+           thread_text(e.thread) + " ended its call on " + call.key.show() + " at seq " + std::to_string(e.seq) +
+               " while its wait (seq " + std::to_string(*call.wait_open_seq) + ") was still open");
     call.wait_open_seq.reset();
   }
 }
 
-void judge_call_result(Step& step, const OpenCall& call) {
+// In one choice: R9 on a re-entrant call's result, R8 on an owner whose attempt failed.
+void judge_call_result(Step& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
-  // Messages are built only when a rule is broken: this runs for every call.
-  auto who = [&] { return thread_text(e.thread); };
   auto where = [&] {
     return call.key.show() + " (call seq " + std::to_string(call.begin_seq) + ", end seq " + std::to_string(e.seq) + ")";
   };
-  if (e.config) {
-    if (call.launches == 0)
-      report(step, Rule::R5, {call.begin_seq, e.seq},
-             who() + " returned " + printable(*e.config) + " from its call on " + where() + " without launching");
-    else if (*call.launched != *e.config)
-      report(step, Rule::R5, {call.launch_seq, e.seq},
-             who() + " launched " + printable(*call.launched) + " (seq " + std::to_string(call.launch_seq) +
-                 ") but returned " + printable(*e.config) + " from its call on " + where());
-  }
-  if (call.reentrant) {
+  if (view.reentrant) {
     const bool error_policy = step.state.header.policy.reentry == ReentryPolicy::Error;
     if (error_policy && e.config)
-      report(step, Rule::R9, {call.begin_seq, e.seq},
-             who() + "'s re-entrant call on " + where() + " returned " + printable(*e.config) +
-                 " instead of an error (re-entry policy error)");
+      report_in_choice(step, Rule::R9, {call.begin_seq, e.seq},
+                       thread_text(e.thread) + "'s re-entrant call on " + where() + " returned " + printable(*e.config) +
+                           " instead of an error (re-entry policy error)");
     if (!error_policy && e.error)
-      report(step, Rule::R9, {call.begin_seq, e.seq},
-             who() + "'s re-entrant call on " + where() + " raised \"" + printable(*e.error) +
-                 "\" instead of launching the fallback (re-entry policy fallback)");
+      report_in_choice(step, Rule::R9, {call.begin_seq, e.seq},
+                       thread_text(e.thread) + "'s re-entrant call on " + where() + " raised \"" + printable(*e.error) +
+                           "\" instead of launching the fallback (re-entry policy fallback)");
   }
-  if (call.owned == Ownership::Failed && e.config && step.state.header.white_box)
-    report(step, Rule::R8, {call.owned_attempt_id, e.seq},
-           who() + "'s attempt " + std::to_string(call.owned_attempt_id) + " on " + where() +
-               " failed, but its call returned " + printable(*e.config) + " instead of an error");
+  if (view.owned == Ownership::Failed && e.config && step.state.header.white_box)
+    report_in_choice(step, Rule::R8, {view.owned_attempt_id, e.seq},
+                     thread_text(e.thread) + "'s attempt " + std::to_string(view.owned_attempt_id) + " on " + where() +
+                         " failed, but its call returned " + printable(*e.config) + " instead of an error");
+}
+
+// White-box R1: a call may not end while its attempt is open. Recovery: the attempt is dropped
+// unjudged, so that later events are judged sanely.
+void close_open_attempt(Step& step, const OpenCall& call, CallView& view) {
+  if (view.owned != Ownership::InFlight) return;
+  report_in_choice(step, Rule::R1, {view.owned_attempt_id, step.event.seq},
+                   thread_text(call.thread) + " ended its call on " + call.key.show() + " at seq " +
+                       std::to_string(step.event.seq) + " while its attempt " + std::to_string(view.owned_attempt_id) +
+                       " was still open");
+  std::erase_if(step.choice->in_flight, [&](const Attempt& a) { return a.owner_call == call.begin_seq; });
+  view.owned = Ownership::Failed;
+}
+
+// Black-box: a call that benched and did not launch ends its attempt failed; a choice that placed
+// this attempt's end as a success, or an early begin of a call that never benched, dies.
+void end_black_box_call(Step& step, const OpenCall& call, const CallView& view) {
+  Choice& choice = *step.choice;
+  auto end = std::find_if(choice.chosen_ends.begin(), choice.chosen_ends.end(),
+                          [&](const ChosenEnd& placed) { return placed.owner_call == call.begin_seq; });
+  if (end != choice.chosen_ends.end()) {
+    if (end->success) {  // placed as a success, but it never launched
+      step.dead = true;
+      return;
+    }
+    judge_benches(step, end->attempt_id, call.key, std::nullopt);
+    choice.chosen_ends.erase(end);
+    return;
+  }
+  if (view.owned != Ownership::InFlight) return;
+  if (!call.first_bench) {  // an early begin, but it never benched
+    step.dead = true;
+    return;
+  }
+  judge_benches(step, *call.first_bench, call.key, std::nullopt);  // a failed attempt
+  end_attempt(step, call, std::nullopt, step.event.seq);
 }
 
 void on_call_end(Step& step) {
@@ -160,28 +211,35 @@ void on_call_end(Step& step) {
   OpenCall* call = require_call(step);  // reports the R1 violation; the event is then ignored
   if (call == nullptr) return;
   if (e.error) ++step.state.stats.errors;
-  if (step.state.header.white_box) close_white_box_leftovers(step, *call);
-  else if (call->owned == Ownership::InFlight) black_box_attempt_fails(step, *call);
-  judge_call_result(step, *call);
-  pop_call(step.state, e.thread);
+  judge_call_end(step, *call);
+  for_each_choice(step, [&](Step& in) {
+    CallView view = view_of(in, *call);
+    if (in.state.header.white_box) close_open_attempt(in, *call, view);
+    else end_black_box_call(in, *call, view);
+    if (in.dead) return;
+    judge_call_result(in, *call, view);
+    in.choice->views.erase(call->begin_seq);
+  });
+  pop_call(step);
 }
 
 void on_wait_begin(Step& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
   if (!call) return;
-  const KeyHistory& history = step.state.keys[call->key].history;
-  if (call->reentrant)
-    report(step, Rule::R9, {call->begin_seq, e.seq},
-           thread_text(e.thread) + "'s re-entrant call on " + call->key.show() + " (seq " +
-               std::to_string(call->begin_seq) + ") waited at seq " +
-               std::to_string(e.seq) + " on the attempt its own thread owns");
-  else if (call->began_tuned && history.last_invalidate_seq < call->begin_seq)
-    report(step, Rule::R10, {call->begin_seq, e.seq},
-           thread_text(e.thread) + "'s call on " + call->key.show() + " began at seq " +
-               std::to_string(call->begin_seq) +
-               " on a tuned key with no invalidate since, yet waited at seq " +
-               std::to_string(e.seq));
+  for_each_choice(step, [&](Step& in) {
+    const CallView& view = view_of(in, *call);
+    if (view.reentrant)
+      report_in_choice(in, Rule::R9, {call->begin_seq, e.seq},
+                       thread_text(e.thread) + "'s re-entrant call on " + call->key.show() + " (seq " +
+                           std::to_string(call->begin_seq) + ") waited at seq " + std::to_string(e.seq) +
+                           " on the attempt its own thread owns");
+    else if (view.began_tuned && in.choice->history.last_invalidate_seq < call->begin_seq)
+      report_in_choice(in, Rule::R10, {call->begin_seq, e.seq},
+                       thread_text(e.thread) + "'s call on " + call->key.show() + " began at seq " +
+                           std::to_string(call->begin_seq) + " on a tuned key with no invalidate since, yet waited at seq " +
+                           std::to_string(e.seq));
+  });
   call->wait_open_seq = e.seq;
 }
 
@@ -189,23 +247,36 @@ void on_wait_end(Step& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
   if (!call) return;
-  if (!call->wait_open_seq) {
-    report(step, Rule::R1, {e.seq},
-           thread_text(e.thread) + " has wait_end on " + call->key.show() + " at seq " +
-               std::to_string(e.seq) + " with no open wait_begin");
-    return;
-  }
+  if (!call->wait_open_seq)
+    return report(step, Rule::R1, {e.seq},
+                  thread_text(e.thread) + " has wait_end on " + call->key.show() + " at seq " + std::to_string(e.seq) +
+                      " with no open wait_begin");
   call->last_wait_begin_seq = *call->wait_open_seq;
   call->wait_open_seq.reset();
 }
 
-// An invalidate always resets R3 and R10 (they ask only whether one came between), but it
-// unpublishes the winner only when no attempt is in flight on the key.
+// Black-box: the call of an invalidate opens its window; white-box: the invalidate event is its
+// effect, so its call adds nothing.
+void on_invalidate_begin(Step& step) {
+  if (step.state.header.white_box) return;
+  key_state(step).invalidates_begun[step.event.thread] = step.event.seq;
+  for_each_choice(step, [](Step& in) { in.choice->pending_invalidates.insert(in.event.seq); });
+}
+
+// The invalidate's return: its effect now, unless a choice placed it earlier in its window.
 void on_invalidate(Step& step) {
-  KeyState& ks = step.state.keys[key_of(step.event)];
-  ks.succeeded_since_invalidate = false;
-  ks.history.last_invalidate_seq = step.event.seq;
-  if (ks.in_flight.empty()) withdraw_winner(ks, step.event.seq);
+  std::optional<std::int64_t> begun;
+  if (!step.state.header.white_box) {
+    auto& calls = key_state(step).invalidates_begun;
+    if (auto it = calls.find(step.event.thread); it != calls.end()) {
+      begun = it->second;
+      calls.erase(it);
+    }
+  }
+  for_each_choice(step, [&](Step& in) {
+    if (begun && in.choice->pending_invalidates.erase(*begun) == 0) return;  // placed earlier
+    invalidate_effect(in);
+  });
 }
 
 void dispatch(Step& step) {
@@ -219,6 +290,7 @@ void dispatch(Step& step) {
     case EventKind::WaitEnd: return on_wait_end(step);
     case EventKind::Launch: return on_launch(step);
     case EventKind::Invalidate: return on_invalidate(step);
+    case EventKind::InvalidateBegin: return on_invalidate_begin(step);
   }
 }
 
@@ -232,6 +304,7 @@ State initial_state(const Header& header) {
 }
 
 void advance(State& state, const Event& event, std::vector<Violation>& found) {
+  if (state.incomplete) return;  // checked no further: the verdict is incomplete
   Step current{state, event, found};
   dispatch(current);
 }
@@ -244,12 +317,14 @@ StepResult step(State state, const Event& event) {
 
 std::vector<Violation> finish(State state) {
   std::vector<Violation> found;
-  settle_all_pending(state, found);
-  for (const auto& [seq, call] : state.calls)
+  finish_choices(state, found, settle_all_pending);
+  for (const auto& [seq, call] : state.calls) {
+    const KeyState& key = state.keys.at(call.key);
     report_with_state(found, Rule::R7, {seq},
-                      thread_text(call.thread) + "'s call on " + call.key.show() + " (seq " +
-                          std::to_string(seq) + ") has no call_end by the end of the trace (a hang)",
-                      describe(state, call.key, call.thread));
+                      thread_text(call.thread) + "'s call on " + call.key.show() + " (seq " + std::to_string(seq) +
+                          ") has no call_end by the end of the trace (a hang)",
+                      describe(state, call.key, call.thread, &key.choices.front()));
+  }
   return found;
 }
 

@@ -4,14 +4,14 @@
 // Contract (the model is the oracle for the trace checker, the property tests, Relacy and Spin):
 //
 //  * step() is a pure function. It owns the State it is given (taken by value, so callers move it
-//    in and out: a checker over a million events never copies the state), reads nothing else, and
-//    returns the next state plus every violation the event makes.
+//    in and out), reads nothing else, and returns the next state plus every violation the event
+//    makes; advance() is the same work in place, for the checker's loop.
 //  * step() never fails: after a violation it still returns a sensible next state, so that checking
 //    goes on. The recovery choices are documented where they are made (e.g. when R2 is broken and
 //    several winners are published, the most recent one is the published winner; an event that
 //    breaks R1 is otherwise ignored).
-//  * finish() judges what can only be judged at the end of the trace: R7 hangs, and black-box
-//    launches whose judgement was deferred to an attempt that never ended.
+//  * finish() judges what can only be judged at the end of the trace: R7 hangs, and launches
+//    whose judgement waits on a choice that the trace never settled.
 //  * Precondition: events come from a trace that the reader accepted (seq strictly increasing,
 //    fields present as the schema demands). The model reports rule violations, not input errors.
 //  * A violation is never reported unless the trace really breaks that rule. Where the trace does
@@ -25,7 +25,12 @@
 //   Tuning   | R2 (second in flight)   | -> Tuned{winner}    | -> Cold       | no effect
 //   Tuned    | R3 (unless invalidated) | -                   | -             | -> Cold
 //
-// KeyState keeps the cells that break R2/R3 representable (several attempts in flight, or an
+// A key's state is a set of choices (KeyState::choices). A white-box trace shows every step, so a
+// key has exactly one. A black-box trace hides when an attempt began, published or failed and when
+// an invalidate took effect; each such step may lie anywhere in its window (docs/rules.md), so the
+// key keeps every state that some choice of points reaches (model_choices.cpp), as Porcupine's
+// and WGL's linearizability checkers do, and a violation stands only when every choice breaks a
+// rule. Choice keeps the cells that break R2/R3 representable (several attempts in flight, or an
 // attempt in flight over a published winner), so phase() is derived rather than stored.
 #pragma once
 
@@ -57,41 +62,53 @@ struct BenchRecord {
   bool operator==(const BenchRecord&) const = default;
 };
 
-// One tuning attempt in flight. White-box: from tune_begin to tune_end. Black-box: from the first
-// bench of a call to that call's launch (success) or its end without a launch (failure).
-struct Attempt {
-  std::int64_t id = 0;  // seq of its tune_begin (white-box) or of its first bench (black-box)
-  ThreadName owner{};
-  std::int64_t owner_call = 0;  // the begin seq of the owning call
+// What an attempt benched: the same in every choice, so kept once (State::benches), by the
+// attempt's id: the seq of its tune_begin (white-box) or of its first bench (black-box).
+struct AttemptBenches {
   std::vector<BenchRecord> benches{};
   std::set<std::string> benched{};  // the configs of `benches`: R4's repeat check in O(log n)
-  std::size_t listed_benched = 0; // how many of `benched` the header lists for the kernel
+  std::size_t listed_benched = 0;   // how many of `benched` the header lists for the kernel
+  bool operator==(const AttemptBenches&) const = default;
+};
+
+// One tuning attempt in flight, in one choice. White-box: from tune_begin to tune_end.
+// Black-box: from the point chosen for its begin to the point chosen for its end.
+struct Attempt {
+  std::int64_t id = 0;  // as AttemptBenches; 0 while a black-box attempt has not benched yet
+  ThreadName owner{};
+  std::int64_t owner_call = 0;  // the begin seq of the owning call
   bool operator==(const Attempt&) const = default;
 };
 
 enum class Ownership : std::uint8_t { None, InFlight, Succeeded, Failed };
 
-// An open call. Its launch window runs from begin_seq to its launch; what was valid in it is
-// read from its key's history (KeyHistory), not kept per call.
+// An open call: what the trace shows of it, the same in every choice.
 struct OpenCall {
   ThreadName thread{};
   KeyId key{};
   std::int64_t begin_seq = 0;
+  std::optional<std::int64_t> first_bench{};  // black-box: its attempt's id, once it benched
+  int launches = 0;
+  std::optional<std::string> launched{};  // config of the first launch
+  std::int64_t launch_seq = 0;
+  std::optional<std::int64_t> wait_open_seq{};  // white-box: the open wait_begin
+  std::int64_t last_wait_begin_seq = -1;        // white-box: the begin of the last closed wait
+  bool operator==(const OpenCall&) const = default;
+};
+
+// What an open call is in one choice of its key. Its launch window runs from its call_begin to
+// its launch; what was valid in it is read from the choice's KeyHistory, not kept per call.
+struct CallView {
   bool reentrant = false;    // began while its thread owned the key's attempt in flight (R9)
   bool began_tuned = false;  // a winner was published at its call_begin (R10, with the key's
                              // last_invalidate_seq: no invalidate since)
   Ownership owned = Ownership::None;  // the latest attempt this call owns, and how it ended
   std::int64_t owned_attempt_id = 0;
   std::optional<std::string> owned_winner{};
-  int launches = 0;
-  std::optional<std::string> launched{};  // config of the first launch
-  std::int64_t launch_seq = 0;
-  std::optional<std::int64_t> wait_open_seq{};  // white-box: the open wait_begin
-  std::int64_t last_wait_begin_seq = -1;      // white-box: the begin of the last closed wait
   // R8 (policy block): set when this call waited on an attempt that failed. Its launch must
   // then be a winner published after that failure.
   std::optional<std::int64_t> waited_on_failure_seq{};
-  bool operator==(const OpenCall&) const = default;
+  bool operator==(const CallView&) const = default;
 };
 
 // What judging one launch needs to know of its window, taken when it launched.
@@ -99,20 +116,22 @@ struct WindowFacts {
   std::int64_t begin_seq = 0;
   bool config_valid = false;  // the launched config was a valid answer at some moment of it
   bool winner_seen = false;   // a winner was published at some moment of it
-  std::optional<std::int64_t> waited_on_failure_seq{};  // R8, as in OpenCall
+  std::optional<std::int64_t> waited_on_failure_seq{};  // R8, as in CallView
   bool later_winner = false;  // R8: the config was published after that failure
+  std::set<std::int64_t> unsettled{};  // black-box: owner calls whose undecided winner, published
+                                       // in the window, would make the launch right if it is it
   std::string valid_answers{};  // the valid answers of the window, shown (for the message)
   bool operator==(const WindowFacts&) const = default;
 };
 
-// A black-box launch made while an attempt on its key was in flight: whether the attempt's winner
-// was published (at its last bench) before the launch is known only when the attempt ends.
+// A black-box launch that is right only if an attempt whose end was placed before it turns out to
+// have published the launched config; judged when that owner launches (or at the end).
 struct PendingLaunch {
   ThreadName thread{};
+  KeyId key{};
   WindowFacts window{};
   std::string config{};
   std::int64_t seq = 0;
-  std::vector<std::int64_t> awaiting{};  // ids of the attempts still in flight
   std::string state_before{};
   bool operator==(const PendingLaunch&) const = default;
 };
@@ -120,11 +139,13 @@ struct PendingLaunch {
 // When each answer of a key was valid, so that a launch is judged against its whole window in
 // O(log configs), however much happened in the window. A window [b, now] saw config X as a valid
 // answer iff X is valid now, or X stopped being valid after b. Seqs are of the events that made
-// the change.
+// the change (a black-box choice made just before an event carries that event's seq). Values too
+// old for any open call to see are dropped (model_history.cpp), so that choices that differ only
+// in the past compare equal.
 struct KeyHistory {
-  std::map<std::string, std::int64_t> winner_until{};  // config -> when it last stopped being the
-                                                     // published winner (replaced or withdrawn)
-  std::map<std::string, std::int64_t> published_at{};  // config -> its latest publication (R8)
+  std::map<std::string, std::int64_t> winner_until{};  // answer -> when it last stopped being the
+                                                       // published winner (replaced or withdrawn)
+  std::map<std::string, std::int64_t> published_at{};  // answer -> its latest publication (R8)
   std::int64_t cold_until = -1;   // when the key last stopped having no published winner; while
                                   // it has none, the default answers are valid (-1: never yet)
   std::int64_t withdrawn_at = -1; // when a published winner was last withdrawn (winner_seen)
@@ -132,30 +153,71 @@ struct KeyHistory {
   bool operator==(const KeyHistory&) const = default;
 };
 
-struct KeyState {
+// A black-box attempt whose end was placed at a chosen point, before its owner's launch (success)
+// or call_end (failure) showed which: that event settles the choice, or rules it out.
+struct ChosenEnd {
+  std::int64_t owner_call = 0;
+  std::int64_t attempt_id = 0;
+  bool success = false;
+  bool operator==(const ChosenEnd&) const = default;
+};
+
+// One state of a key that some choice of hidden points reaches, and the violations that choice
+// made. Answers may be a config or, in black-box traces, the undecided winner of an attempt whose
+// publication was placed before its owner's launch (model_choices.cpp: undecided_answer()).
+struct Choice {
   std::vector<Attempt> in_flight{};     // more than one only when R2 is broken
   std::optional<std::string> winner{};  // the published winner (the most recent one)
   bool succeeded_since_invalidate = false;  // R3
   std::int64_t last_success_seq = 0;
-  std::vector<PendingLaunch> pending{};
   KeyHistory history{};
+  std::map<std::int64_t, CallView> views{};  // the key's open calls, by begin seq
+  std::vector<ChosenEnd> chosen_ends{};      // black-box
+  std::set<std::int64_t> pending_invalidates{};  // black-box: invalidate_begin seqs whose effect
+                                                  // is not placed yet
+  std::vector<PendingLaunch> pending{};      // black-box
+  // Not part of the state proper (same_state() leaves them out): what this choice broke so far,
+  // how many duplicate tunings it counted, and what R3's message adds (an invalidate that fell
+  // while an attempt was in flight, and so did not withdraw that attempt's later winner).
+  std::vector<Violation> found{};
+  std::int64_t violation_count = 0;
+  std::int64_t duplicate_tunings = 0;
+  std::string r3_note{};
+
+  // The same state, whatever violations led to it (choices are merged on it).
+  bool same_state(const Choice& other) const;
+  bool operator==(const Choice&) const = default;
+};
+
+// A key: its choices (exactly one in a white-box trace), and the calls open on it.
+struct KeyState {
+  std::vector<Choice> choices{Choice{}};
   std::set<std::int64_t> open_calls{};  // begin seqs of the calls open on this key (R8 waiters)
+  // Black-box: the invalidates in progress, by thread: its invalidate_begin's seq.
+  std::map<ThreadName, std::int64_t> invalidates_begun{};
   bool operator==(const KeyState&) const = default;
 };
 
 enum class Phase : std::uint8_t { Cold, Tuning, Tuned };
-Phase phase(const KeyState& key);
+Phase phase(const Choice& choice);
+
+// The most choices a key may keep; a trace that needs more is checked no further and reported
+// as incomplete, never guessed.
+inline constexpr std::size_t kMaxChoicesPerKey = 256;
 
 // The model's state. Its size follows what is open: keys, open calls, attempts in flight, the
-// threads with open calls, and per key the configs that were ever its winner.
+// threads with open calls, per key its choices and the configs that were recently its winner.
 struct State {
-  Header header;
-  std::map<std::string, std::set<std::string>> listed;  // the header's config spaces, as sets
-  std::map<KeyId, KeyState> keys;
-  std::map<std::int64_t, OpenCall> calls;  // every open call, by the seq of its call_begin
+  Header header{};
+  std::map<std::string, std::set<std::string>> listed{};  // the header's config spaces, as sets
+  std::map<KeyId, KeyState> keys{};
+  std::map<std::int64_t, OpenCall> calls{};  // every open call, by the seq of its call_begin
   // Each thread's open calls (begin seqs), outermost first; a thread with none has no entry.
-  std::map<ThreadName, std::vector<std::int64_t>> threads;
-  TraceStats stats;  // counts so far (hung_calls is filled by the checker at the end)
+  std::map<ThreadName, std::vector<std::int64_t>> threads{};
+  std::map<std::int64_t, AttemptBenches> benches{};  // attempts whose owner call is open
+  TraceStats stats{};  // counts so far (hung_calls is filled by the checker at the end)
+  // Set when a key needed more than kMaxChoicesPerKey choices: the check is incomplete.
+  std::optional<std::string> incomplete{};
   bool operator==(const State&) const = default;
 };
 

@@ -1,5 +1,7 @@
 // Tuning attempts: their begin (R2 exclusive, R3 single), their benches and outcome (R4
 // integrity), the publication of a winner, and the marking of waiters of a failed attempt (R8).
+// What an attempt benched is the same in every choice (State::benches); when it began and ended
+// is the choice's (Choice::in_flight).
 #include <algorithm>
 #include <utility>
 
@@ -12,65 +14,36 @@ namespace {
 // Lists of configs in messages show at most this many.
 constexpr std::size_t kShownConfigs = 8;
 
-void begin_attempt(Step& step, OpenCall& call) {
-  const Event& e = step.event;
-  KeyState& ks = step.state.keys[call.key];
-  const bool overlaps = !ks.in_flight.empty();
-  const bool repeats = ks.succeeded_since_invalidate;
-  if (overlaps) {
-    const Attempt& other = ks.in_flight.back();
-    report(step, Rule::R2, {other.id, e.seq},
-           thread_text(e.thread) + " began an attempt on " + call.key.show() + " at " +
-               seq_text(e.seq) + " while " + thread_text(other.owner) + "'s attempt (" +
-               seq_text(other.id) + ") was in flight");
-  }
-  if (repeats)
-    report(step, Rule::R3, {ks.last_success_seq, e.seq},
-           thread_text(e.thread) + " began a new attempt on " + call.key.show() + " at " +
-               seq_text(e.seq) + " although an attempt succeeded at " +
-               seq_text(ks.last_success_seq) + " with no invalidate since");
-  ++step.state.stats.attempts;
-  if (overlaps || repeats) ++step.state.stats.duplicate_tunings;
-  ks.in_flight.push_back(Attempt{.id = e.seq, .owner = e.thread, .owner_call = call.begin_seq});
-  call.owned = Ownership::InFlight;
-  call.owned_attempt_id = e.seq;
-  call.owned_winner.reset();
-}
-
-Attempt* attempt_owned_by(State& state, const KeyId& key, const ThreadName& thread) {
-  auto& in_flight = state.keys[key].in_flight;
-  for (auto it = in_flight.rbegin(); it != in_flight.rend(); ++it)
-    if (it->owner == thread) return &*it;
-  return nullptr;
-}
-
-Attempt take_attempt(State& state, const KeyId& key, std::int64_t id) {
-  auto& in_flight = state.keys[key].in_flight;
-  auto it = std::find_if(in_flight.begin(), in_flight.end(),
-                         [id](const Attempt& a) { return a.id == id; });
-  Attempt attempt = std::move(*it);
-  in_flight.erase(it);
-  return attempt;
-}
-
-void record_bench(Step& step, Attempt& attempt) {
+// R4 on one more bench of an attempt, in the choice being advanced (an attempt may exist in some
+// choices only: a black-box call is re-entrant in some).
+void check_bench(Step& step, std::int64_t attempt_id) {
   const Event& e = step.event;
   const std::string& config = *e.config;
   const KeyId key = key_of(e);
-  auto head = [&] { return "attempt " + std::to_string(attempt.id) + " on " + key.show(); };
+  const AttemptBenches& attempt = step.state.benches[attempt_id];
+  auto head = [&] { return "attempt " + std::to_string(attempt_id) + " on " + key.show(); };
   if (attempt.benched.contains(config)) {
     auto earlier = std::find_if(attempt.benches.begin(), attempt.benches.end(),
                                 [&](const BenchRecord& b) { return b.config == config; });
-    return report(step, Rule::R4, {earlier->seq, e.seq},
-                  head() + " benched " + printable(config) + " twice (" + seq_text(earlier->seq) +
-                      " and " + seq_text(e.seq) + ")");
+    return report_in_choice(step, Rule::R4, {earlier->seq, e.seq},
+                            head() + " benched " + printable(config) + " twice (" + seq_text(earlier->seq) + " and " +
+                                seq_text(e.seq) + ")");
   }
   const auto* listed = listed_configs(step.state, key.kernel);
+  if (listed && !listed->contains(config))
+    report_in_choice(step, Rule::R4, {attempt_id, e.seq},
+                     head() + " benched " + printable(config) + " at " + seq_text(e.seq) +
+                         ", which is not in the header's config list");
+}
+
+// The bench, in what the attempt benched (once, whatever the choice). A repeated config is R4's
+// and is not recorded again.
+void record_bench(State& state, const Event& e, std::int64_t attempt_id) {
+  AttemptBenches& attempt = state.benches[attempt_id];
+  const std::string& config = *e.config;
+  if (attempt.benched.contains(config)) return;
+  const auto* listed = listed_configs(state, e.kernel);
   const bool in_list = listed && listed->contains(config);
-  if (listed && !in_list)
-    report(step, Rule::R4, {attempt.id, e.seq},
-           head() + " benched " + printable(config) + " at " + seq_text(e.seq) +
-               ", which is not in the header's config list");
   attempt.benches.push_back(BenchRecord{e.seq, config, e.time_ns});
   attempt.benched.insert(config);
   if (in_list) ++attempt.listed_benched;
@@ -78,7 +51,7 @@ void record_bench(Step& step, Attempt& attempt) {
 
 // The only config of the kernel's space, when the space is known to have one: the header lists
 // exactly one, or (no list) the attempt benched only that one. R4's one exception rests on it.
-std::optional<std::string> only_config(const State& state, const Attempt& attempt, const KeyId& key) {
+std::optional<std::string> only_config(const State& state, const AttemptBenches& attempt, const KeyId& key) {
   if (const auto* listed = listed_configs(state, key.kernel))
     return listed->size() == 1 ? std::optional<std::string>(*listed->begin()) : std::nullopt;
   if (attempt.benched.size() == 1) return *attempt.benched.begin();
@@ -87,81 +60,64 @@ std::optional<std::string> only_config(const State& state, const Attempt& attemp
 
 // A listed config space of more than one config must be benched completely by every attempt
 // that ends (a one-config space is R4's exception: Triton skips benching it).
-void check_complete(Step& step, const Attempt& attempt, const KeyId& key) {
+void check_complete(Step& step, std::int64_t id, const AttemptBenches& attempt, const KeyId& key) {
   const auto* listed = listed_configs(step.state, key.kernel);
   if (!listed || listed->size() == 1 || attempt.listed_benched == listed->size()) return;
-  const auto& space = step.state.header.configs.at(key.kernel);  // in benchmark order
   std::string missing;
   std::size_t count = 0;
-  for (const auto& config : space) {
+  for (const auto& config : step.state.header.configs.at(key.kernel)) {  // in benchmark order
     if (attempt.benched.contains(config)) continue;
     if (++count <= kShownConfigs) missing += (missing.empty() ? "" : ", ") + printable(config);
   }
   if (count > kShownConfigs) missing += " and " + std::to_string(count - kShownConfigs) + " more";
-  report(step, Rule::R4, {attempt.id, step.event.seq},
-         "attempt " + std::to_string(attempt.id) + " on " + key.show() + " ended at " +
-             seq_text(step.event.seq) + " without benching " + missing);
+  report_in_choice(step, Rule::R4, {id, step.event.seq},
+                   "attempt " + std::to_string(id) + " on " + key.show() + " ended at " + seq_text(step.event.seq) +
+                       " without benching " + missing);
 }
 
 // The winner must be the fastest successful bench (ties: lowest seq, i.e. benched first), except
 // in a one-config space, where the attempt may succeed with that config whatever its benches did.
-void check_winner(Step& step, const Attempt& attempt, const KeyId& key, const std::string& winner) {
+void check_winner(Step& step, std::int64_t id, const AttemptBenches& attempt, const KeyId& key, const std::string& winner) {
   const std::optional<std::string> only = only_config(step.state, attempt, key);
   if (only == winner) return;
   const BenchRecord* best = nullptr;
   for (const auto& bench : attempt.benches)
     if (bench.time_ns && (!best || *bench.time_ns < *best->time_ns)) best = &bench;
   auto chose = [&] {
-    return "attempt " + std::to_string(attempt.id) + " on " + key.show() + " chose " + printable(winner) + " at " +
+    return "attempt " + std::to_string(id) + " on " + key.show() + " chose " + printable(winner) + " at " +
            seq_text(step.event.seq);
   };
   if (best && best->config != winner)
-    return report(step, Rule::R4, {best->seq, step.event.seq},
+    return report_in_choice(step, Rule::R4, {best->seq, step.event.seq},
                   chose() + ", but " + printable(best->config) + " was fastest (" + seq_text(best->seq) + ")");
   if (best) return;
   if (!attempt.benches.empty())
-    return report(step, Rule::R4, {attempt.id, step.event.seq},
-                  chose() + " although every bench failed");
+    return report_in_choice(step, Rule::R4, {id, step.event.seq}, chose() + " although every bench failed");
   if (only)
-    return report(step, Rule::R4, {attempt.id, step.event.seq},
+    return report_in_choice(step, Rule::R4, {id, step.event.seq},
                   chose() + " with no successful bench, but the kernel's only config is " + printable(*only));
   if (const auto* listed = listed_configs(step.state, key.kernel))
-    report(step, Rule::R4, {attempt.id, step.event.seq},
+    report_in_choice(step, Rule::R4, {id, step.event.seq},
            chose() + " with no successful bench, but the kernel has " + std::to_string(listed->size()) + " configs");
-}
-
-// The winner becomes valid for every call on the key from `published_seq` on.
-void publish(Step& step, const KeyId& key, const std::string& winner, std::int64_t published_seq) {
-  KeyState& ks = step.state.keys[key];
-  publish_winner(ks, winner, step.event.seq, published_seq);
-  ks.succeeded_since_invalidate = true;
-  ks.last_success_seq = step.event.seq;
-  ++step.state.stats.successful_tunings;
 }
 
 // Under policy block, the calls that waited on a failed attempt must now end with an error or
 // launch a later winner. White-box: a wait of theirs overlapped the attempt. Black-box: they were
 // open on the key, on another thread, and had not launched.
-void mark_waiters_of_failure(Step& step, const KeyId& key, const Attempt& attempt) {
+void mark_waiters_of_failure(Step& step, const Attempt& attempt) {
   if (step.state.header.policy.wait != WaitPolicy::Block) return;
   const bool white_box = step.state.header.white_box;
-  for (const std::int64_t seq : step.state.keys[key].open_calls) {
-    OpenCall& call = step.state.calls.at(seq);
+  for (const std::int64_t seq : key_state(step).open_calls) {
+    const OpenCall& call = step.state.calls.at(seq);
     if (call.thread == attempt.owner || call.launches > 0) continue;
     // White-box: a call waited on this attempt when one of its waits began while the attempt
     // was in flight (after its tune_begin, whose seq is the attempt id). A wait that began on an
     // earlier attempt and is still open now waited on that one: its winner, published inside
     // the call's window, stays a valid answer.
-    const bool waited = call.wait_open_seq.value_or(-1) > attempt.id ||
-                        call.last_wait_begin_seq > attempt.id;
+    const bool waited = call.wait_open_seq.value_or(-1) > attempt.id || call.last_wait_begin_seq > attempt.id;
     if (white_box && !waited) continue;
-    call.waited_on_failure_seq = step.event.seq;
+    step.choice->views[seq].waited_on_failure_seq = step.event.seq;
   }
-}
-
-OpenCall* owner_call(State& state, const Attempt& attempt) {
-  auto it = state.calls.find(attempt.owner_call);
-  return it == state.calls.end() ? nullptr : &it->second;
 }
 
 // White-box: an owner that launched before its tune_end is judged now.
@@ -172,17 +128,81 @@ void judge_early_owner_launch(Step& step, const OpenCall& call, const Attempt& a
            " on " + call.key.show();
   };
   if (step.event.config && *step.event.config != *call.launched)
-    report(step, Rule::R5, {call.launch_seq, step.event.seq},
-           head() + ", but its attempt's winner is " + printable(*step.event.config));
+    report_in_choice(step, Rule::R5, {call.launch_seq, step.event.seq},
+                     head() + ", but its attempt's winner is " + printable(*step.event.config));
   if (step.event.error)
-    report(step, Rule::R8, {call.launch_seq, step.event.seq},
-           head() + ", but its attempt failed at " + seq_text(step.event.seq));
+    report_in_choice(step, Rule::R8, {call.launch_seq, step.event.seq},
+                     head() + ", but its attempt failed at " + seq_text(step.event.seq));
+}
+
+// White-box: the attempt that the event's thread owns on the key in this choice, the latest first.
+Attempt* attempt_of_thread(Choice& choice, const ThreadName& thread) {
+  for (auto it = choice.in_flight.rbegin(); it != choice.in_flight.rend(); ++it)
+    if (it->owner == thread) return &*it;
+  return nullptr;
 }
 
 }  // namespace
 
+Attempt* attempt_owned_by(Choice& choice, std::int64_t owner_call) {
+  for (Attempt& attempt : choice.in_flight)
+    if (attempt.owner_call == owner_call) return &attempt;
+  return nullptr;
+}
+
+void begin_attempt(Step& step, const OpenCall& call, std::int64_t id) {
+  const Event& e = step.event;
+  Choice& choice = *step.choice;
+  const bool overlaps = !choice.in_flight.empty();
+  const bool repeats = choice.succeeded_since_invalidate;
+  auto when = [&] { return id != 0 ? "at " + seq_text(e.seq) : "before " + seq_text(e.seq); };
+  if (overlaps) {
+    const Attempt& other = choice.in_flight.back();
+    report_in_choice(step, Rule::R2, {other.id != 0 ? other.id : other.owner_call, e.seq},
+                     thread_text(call.thread) + " began an attempt on " + call.key.show() + " " + when() + " while " +
+                         thread_text(other.owner) + "'s attempt (" + seq_text(other.id) + ") was in flight");
+  }
+  if (repeats) report_in_choice(step, Rule::R3, {choice.last_success_seq, e.seq},
+                                thread_text(call.thread) + " began a new attempt on " + call.key.show() + " " + when() +
+                                    " although an attempt succeeded at " + seq_text(choice.last_success_seq) +
+                                    " with no invalidate since" + choice.r3_note);
+  if (overlaps || repeats) ++choice.duplicate_tunings;
+  choice.in_flight.push_back(Attempt{.id = id, .owner = call.thread, .owner_call = call.begin_seq});
+  CallView& view = choice.views[call.begin_seq];
+  view.owned = Ownership::InFlight;
+  view.owned_attempt_id = id;
+  view.owned_winner.reset();
+}
+
+void end_attempt(Step& step, const OpenCall& call, const std::optional<std::string>& winner,
+                 std::int64_t published_seq) {
+  Choice& choice = *step.choice;
+  auto it = std::find_if(choice.in_flight.begin(), choice.in_flight.end(),
+                         [&](const Attempt& a) { return a.owner_call == call.begin_seq; });
+  const Attempt attempt = *it;
+  choice.in_flight.erase(it);
+  CallView& view = choice.views[call.begin_seq];
+  view.owned = winner ? Ownership::Succeeded : Ownership::Failed;
+  view.owned_winner = winner;
+  if (!winner) return mark_waiters_of_failure(step, attempt);
+  publish_winner(choice, *winner, step.event.seq, published_seq);
+  choice.succeeded_since_invalidate = true;
+  choice.last_success_seq = published_seq;
+  choice.r3_note.clear();
+}
+
+void judge_benches(Step& step, std::int64_t attempt_id, const KeyId& key, const std::optional<std::string>& winner) {
+  const AttemptBenches& attempt = step.state.benches[attempt_id];
+  check_complete(step, attempt_id, attempt, key);
+  if (winner) check_winner(step, attempt_id, attempt, key, *winner);
+}
+
 void on_tune_begin(Step& step) {
-  if (OpenCall* call = require_call(step)) begin_attempt(step, *call);
+  OpenCall* call = require_call(step);
+  if (!call) return;
+  ++step.state.stats.attempts;
+  step.state.benches.emplace(step.event.seq, AttemptBenches{});
+  for_each_choice(step, [call](Step& in) { begin_attempt(in, *call, in.event.seq); });
 }
 
 void on_bench(Step& step) {
@@ -191,69 +211,70 @@ void on_bench(Step& step) {
   if (e.error) ++step.state.stats.failed_benches;
   OpenCall* call = require_call(step);
   if (!call) return;
-  if (call->reentrant)
-    return report(step, Rule::R9, {call->begin_seq, e.seq},
-                  thread_text(e.thread) + "'s re-entrant call on " + call->key.show() + " (" +
-                      seq_text(call->begin_seq) + ") benched " + printable(*e.config) + " at " +
-                      seq_text(e.seq));
-  if (!step.state.header.white_box && call->owned != Ownership::InFlight) begin_attempt(step, *call);
-  Attempt* attempt = attempt_owned_by(step.state, call->key, e.thread);
-  if (!attempt)
-    return report(step, Rule::R1, {e.seq},
-                  thread_text(e.thread) + " benched " + printable(*e.config) + " on " + call->key.show() +
-                      " at " + seq_text(e.seq) + " with no attempt open on its thread");
-  record_bench(step, *attempt);
+  const bool white_box = step.state.header.white_box;
+  // Black-box: the first bench names the attempt, unless the call is re-entrant in every choice
+  // (then it is R9's, and no attempt at all).
+  const std::optional<std::int64_t> id =
+      white_box ? std::optional<std::int64_t>() : std::optional<std::int64_t>(call->first_bench.value_or(e.seq));
+  bool recorded = false;
+  std::int64_t bench_of = 0;
+  for_each_choice(step, [&](Step& in) {
+    const CallView& view = view_of(in, *call);
+    if (view.reentrant)
+      return report_in_choice(in, Rule::R9, {call->begin_seq, e.seq},
+                              thread_text(e.thread) + "'s re-entrant call on " + call->key.show() + " (" +
+                                  seq_text(call->begin_seq) + ") benched " + printable(*e.config) + " at " +
+                                  seq_text(e.seq));
+    if (!white_box) {
+      const bool ended = std::any_of(in.choice->chosen_ends.begin(), in.choice->chosen_ends.end(),
+                                     [&](const ChosenEnd& end) { return end.owner_call == call->begin_seq; });
+      if (ended) {  // an end was placed after an earlier bench: that was not the last one
+        in.dead = true;
+        return;
+      }
+      if (Attempt* owned = attempt_owned_by(*in.choice, call->begin_seq)) {
+        if (owned->id == 0) owned->id = *id;  // begun early, before this first bench
+        in.choice->views[call->begin_seq].owned_attempt_id = *id;
+      } else {
+        begin_attempt(in, *call, *id);
+      }
+    } else if (!attempt_of_thread(*in.choice, e.thread)) {
+      return report_in_choice(in, Rule::R1, {e.seq},
+                              thread_text(e.thread) + " benched " + printable(*e.config) + " on " + call->key.show() +
+                                  " at " + seq_text(e.seq) + " with no attempt open on its thread");
+    }
+    const std::int64_t attempt = white_box ? attempt_of_thread(*in.choice, e.thread)->id : *id;
+    check_bench(in, attempt);
+    if (!recorded) {  // what the attempt benched is the same in every choice
+      recorded = true;
+      bench_of = attempt;
+    }
+  });
+  if (recorded) record_bench(step.state, e, bench_of);
+  if (recorded && !white_box && !call->first_bench) {
+    call->first_bench = id;
+    ++step.state.stats.attempts;
+  }
 }
 
 void on_tune_end(Step& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
   if (!call) return;
-  const Attempt* open = attempt_owned_by(step.state, call->key, e.thread);
-  if (!open)
-    return report(step, Rule::R1, {e.seq},
-                  thread_text(e.thread) + " has tune_end on " + call->key.show() + " at " +
-                      seq_text(e.seq) + " with no tune_begin open on its thread");
-  const KeyId key = call->key;
-  check_complete(step, *open, key);
-  if (e.config) check_winner(step, *open, key, *e.config);
-  Attempt attempt = take_attempt(step.state, key, open->id);
-  if (e.config) publish(step, key, *e.config, e.seq);
-  else mark_waiters_of_failure(step, key, attempt);
-  if (OpenCall* owner = owner_call(step.state, attempt); owner && owner->owned_attempt_id == attempt.id) {
-    judge_early_owner_launch(step, *owner, attempt);
-    owner->owned = e.config ? Ownership::Succeeded : Ownership::Failed;
-    owner->owned_winner = e.config;
-  }
-}
-
-void black_box_attempt_succeeds(Step& step, OpenCall& call, const std::string& winner) {
-  const Attempt* open = attempt_owned_by(step.state, call.key, step.event.thread);
-  if (!open) return;
-  check_complete(step, *open, call.key);
-  check_winner(step, *open, call.key, winner);
-  Attempt attempt = take_attempt(step.state, call.key, open->id);
-  const std::int64_t last_bench = attempt.benches.back().seq;
-  publish(step, call.key, winner, last_bench);
-  settle_pending(step, call.key, attempt.id, winner, last_bench);
-  call.owned = Ownership::Succeeded;
-  call.owned_winner = winner;
-}
-
-void black_box_attempt_fails(Step& step, OpenCall& call) {
-  const Attempt* open = attempt_owned_by(step.state, call.key, step.event.thread);
-  if (!open) return;
-  check_complete(step, *open, call.key);
-  Attempt attempt = take_attempt(step.state, call.key, open->id);
-  mark_waiters_of_failure(step, call.key, attempt);
-  settle_pending(step, call.key, attempt.id, std::nullopt, std::nullopt);
-  call.owned = Ownership::Failed;
-}
-
-void abandon_attempt(State& state, const OpenCall& call) {
-  auto& in_flight = state.keys[call.key].in_flight;
-  std::erase_if(in_flight, [&](const Attempt& a) {
-    return a.owner == call.thread && a.id == call.owned_attempt_id;
+  for_each_choice(step, [&](Step& in) {
+    const Attempt* open = attempt_of_thread(*in.choice, e.thread);
+    if (!open)
+      return report_in_choice(in, Rule::R1, {e.seq},
+                              thread_text(e.thread) + " has tune_end on " + call->key.show() + " at " + seq_text(e.seq) +
+                                  " with no tune_begin open on its thread");
+    const Attempt attempt = *open;
+    judge_benches(in, attempt.id, call->key, e.config);
+    in.state.benches.erase(attempt.id);
+    const OpenCall& owner = in.state.calls.at(attempt.owner_call);
+    const bool latest = in.choice->views[attempt.owner_call].owned_attempt_id == attempt.id;
+    if (e.config) ++in.state.stats.successful_tunings;
+    end_attempt(in, owner, e.config, e.seq);
+    if (latest) judge_early_owner_launch(in, owner, attempt);
   });
 }
 

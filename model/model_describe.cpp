@@ -36,19 +36,48 @@ std::string bounded_list(std::size_t count, const char* separator, Item item) {
   return text;
 }
 
-std::string describe_attempt(const Attempt& attempt) {
-  const std::string benched = bounded_list(attempt.benches.size(), " ", [&](std::size_t i) {
-    return printable(attempt.benches[i].config);
-  });
-  return "Tuning{owner " + thread_text(attempt.owner) + ", attempt " + std::to_string(attempt.id) +
-         ", benched [" + benched + "]}";
+std::string describe_attempt(const State& state, const Attempt& attempt) {
+  std::string benched;
+  if (auto it = state.benches.find(attempt.id); attempt.id != 0 && it != state.benches.end()) {
+    const auto& benches = it->second.benches;
+    benched = bounded_list(benches.size(), " ", [&](std::size_t i) { return printable(benches[i].config); });
+  }
+  const std::string id = attempt.id != 0 ? std::to_string(attempt.id) : "begun before its first bench";
+  return "Tuning{owner " + thread_text(attempt.owner) + ", attempt " + id + ", benched [" + benched + "]}";
 }
 
-std::string describe_call(const OpenCall& call) {
+std::string describe_call(const OpenCall& call, const CallView* view) {
   std::string text = call.key.show() + " from seq " + std::to_string(call.begin_seq);
-  if (call.reentrant) text += " (re-entrant)";
+  if (view && view->reentrant) text += " (re-entrant)";
   if (call.wait_open_seq) text += " (waiting)";
   return text;
+}
+
+std::string describe_key(const State& state, const KeyId& key, const Choice* choice) {
+  if (choice == nullptr) return key.show() + ": Cold";
+  std::string text = key.show() + ":";
+  const std::string attempts = bounded_list(choice->in_flight.size(), " ", [&](std::size_t i) {
+    return describe_attempt(state, choice->in_flight[i]);
+  });
+  if (!attempts.empty()) text += " " + attempts;
+  if (choice->winner) text += " Tuned{" + answer_text(*choice->winner) + "}";
+  if (choice->in_flight.empty() && !choice->winner) text += " Cold";
+  return text;
+}
+
+std::string describe_thread(const State& state, const ThreadName& thread, const Choice* choice) {
+  std::string text = thread_text(thread) + ": open calls [";
+  if (auto it = state.threads.find(thread); it != state.threads.end()) {
+    const std::vector<std::int64_t>& stack = it->second;
+    text += bounded_list(stack.size(), ", ", [&](std::size_t i) {
+      const OpenCall& call = state.calls.at(stack[i]);
+      const CallView* view = nullptr;
+      if (choice)
+        if (auto found = choice->views.find(call.begin_seq); found != choice->views.end()) view = &found->second;
+      return describe_call(call, view);
+    });
+  }
+  return text + "]";
 }
 
 }  // namespace
@@ -57,33 +86,15 @@ std::string seq_text(std::int64_t seq) { return "seq " + std::to_string(seq); }
 
 std::string thread_text(const ThreadName& thread) { return "thread " + thread.show(); }
 
-std::string describe_key(const State& state, const KeyId& key) {
-  auto it = state.keys.find(key);
-  if (it == state.keys.end()) return key.show() + ": Cold";
-  const KeyState& ks = it->second;
-  std::string text = key.show() + ":";
-  const std::string attempts = bounded_list(ks.in_flight.size(), " ", [&](std::size_t i) {
-    return describe_attempt(ks.in_flight[i]);
-  });
-  if (!attempts.empty()) text += " " + attempts;
-  if (ks.winner) text += " Tuned{" + printable(*ks.winner) + "}";
-  if (ks.in_flight.empty() && !ks.winner) text += " Cold";
-  return text;
+std::string answer_text(const std::string& answer) {
+  if (const auto owner = undecided_owner(answer)) return "(the winner of the attempt of the call at seq " + std::to_string(*owner) + ")";
+  return printable(answer);
 }
 
-std::string describe_thread(const State& state, const ThreadName& thread) {
-  std::string text = thread_text(thread) + ": open calls [";
-  if (auto it = state.threads.find(thread); it != state.threads.end()) {
-    const std::vector<std::int64_t>& stack = it->second;
-    text += bounded_list(stack.size(), ", ", [&](std::size_t i) {
-      return describe_call(state.calls.at(stack[i]));
-    });
-  }
-  return text + "]";
-}
-
-std::string describe(const State& state, const KeyId& key, const ThreadName& thread) {
-  return describe_key(state, key) + "\n" + describe_thread(state, thread);
+std::string describe(const State& state, const KeyId& key, const ThreadName& thread, const Choice* choice) {
+  if (choice == nullptr)
+    if (auto it = state.keys.find(key); it != state.keys.end()) choice = &it->second.choices.front();
+  return describe_key(state, key, choice) + "\n" + describe_thread(state, thread, choice);
 }
 
 void report_with_state(std::vector<Violation>& found, Rule rule, std::vector<std::int64_t> seqs,
@@ -94,7 +105,14 @@ void report_with_state(std::vector<Violation>& found, Rule rule, std::vector<std
 
 void report(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {
   report_with_state(step.found, rule, std::move(seqs), message,
-                    describe(step.state, key_of(step.event), step.event.thread));
+                    describe(step.state, key_of(step.event), step.event.thread, step.choice));
+}
+
+void report_in_choice(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {
+  Choice& choice = *step.choice;
+  report_with_state(choice.found, rule, std::move(seqs), message,
+                    describe(step.state, key_of(step.event), step.event.thread, &choice));
+  ++choice.violation_count;
 }
 
 }  // namespace detail

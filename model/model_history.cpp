@@ -5,6 +5,9 @@
 // than collect, in every open call, every answer that became valid (a cost of open calls times
 // publications), the key remembers when each answer last stopped being valid: X was valid at
 // some moment of [b, now] exactly when it is valid now or stopped being valid after b.
+//
+// An answer is a config or, in a black-box choice, the undecided winner of an attempt whose
+// publication the choice placed before its owner's launch; the launch decides it (decide_winner).
 #include <algorithm>
 
 #include "model_internal.h"
@@ -13,67 +16,112 @@ namespace safetune::model::detail {
 
 namespace {
 
-bool valid_after(const std::map<std::string, std::int64_t>& until, const std::string& config,
-                 std::int64_t begin) {
-  auto it = until.find(config);
+bool step_white_box(const State& state) { return state.header.white_box; }
+
+bool valid_after(const std::map<std::string, std::int64_t>& until, const std::string& answer, std::int64_t begin) {
+  auto it = until.find(answer);
   return it != until.end() && it->second > begin;
 }
 
 // Whether the key had no published winner at some moment of [begin, now].
-bool cold_in_window(const KeyState& key, std::int64_t begin) {
-  return !key.winner || key.history.cold_until > begin;
+bool cold_in_window(const Choice& choice, std::int64_t begin) {
+  return !choice.winner || choice.history.cold_until > begin;
 }
 
-// The valid answers of the window, for a message (computed only when a launch looks wrong).
-std::string window_answers(const State& state, const KeyState& key, const OpenCall& call) {
+// The answers valid at some moment of the window, decided or not.
+std::set<std::string> answers_in_window(const State& state, const Choice& choice, const OpenCall& call) {
   std::set<std::string> answers;
-  if (key.winner) answers.insert(*key.winner);
-  for (const auto& [config, until] : key.history.winner_until)
-    if (until > call.begin_seq) answers.insert(config);
-  if (cold_in_window(key, call.begin_seq))
+  if (choice.winner) answers.insert(*choice.winner);
+  for (const auto& [answer, until] : choice.history.winner_until)
+    if (until > call.begin_seq) answers.insert(answer);
+  if (cold_in_window(choice, call.begin_seq))
     for (const std::string& config : default_answers(state, call.key.kernel)) answers.insert(config);
+  return answers;
+}
+
+// For a message, computed only when a launch looks wrong.
+std::string shown_answers(const std::set<std::string>& answers) {
   if (answers.empty()) return "none";
   std::string text;
   std::size_t shown = 0;
-  for (const std::string& config : answers) {
+  for (const std::string& answer : answers) {
     if (++shown > 8) return text + " | ... (" + std::to_string(answers.size() - 8) + " more)";
-    text += (text.empty() ? "" : " | ") + printable(config);
+    text += (text.empty() ? "" : " | ") + answer_text(answer);
   }
   return text;
 }
 
+// Renames `from` to `to` in a map of seqs, keeping the later seq where both are there.
+void rename_key(std::map<std::string, std::int64_t>& seqs, const std::string& from, const std::string& to) {
+  auto node = seqs.extract(from);
+  if (node.empty()) return;
+  std::int64_t& seq = seqs[to];
+  seq = std::max(seq, node.mapped());
+}
+
 }  // namespace
 
-void publish_winner(KeyState& key, const std::string& winner, std::int64_t now, std::int64_t published_seq) {
-  KeyHistory& history = key.history;
-  if (key.winner && *key.winner != winner) history.winner_until[*key.winner] = now;
-  if (!key.winner) history.cold_until = now;
-  key.winner = winner;
+void publish_winner(Choice& choice, const std::string& winner, std::int64_t now, std::int64_t published_seq) {
+  KeyHistory& history = choice.history;
+  if (choice.winner && *choice.winner != winner) history.winner_until[*choice.winner] = now;
+  if (!choice.winner) history.cold_until = now;
+  choice.winner = winner;
   std::int64_t& published = history.published_at[winner];
   published = std::max(published, published_seq);
 }
 
-void withdraw_winner(KeyState& key, std::int64_t now) {
-  if (!key.winner) return;
-  key.history.winner_until[*key.winner] = now;
-  key.history.withdrawn_at = now;
-  key.winner.reset();
+void withdraw_winner(Choice& choice, std::int64_t now) {
+  if (!choice.winner) return;
+  choice.history.winner_until[*choice.winner] = now;
+  choice.history.withdrawn_at = now;
+  choice.winner.reset();
 }
 
-WindowFacts window_facts(const State& state, const KeyState& key, const OpenCall& call,
+void decide_winner(Choice& choice, std::int64_t owner_call, const std::string& config) {
+  const std::string undecided = undecided_answer(owner_call);
+  if (choice.winner == undecided) choice.winner = config;
+  rename_key(choice.history.winner_until, undecided, config);
+  rename_key(choice.history.published_at, undecided, config);
+  for (auto& [seq, view] : choice.views)
+    if (view.owned_winner == undecided) view.owned_winner = config;
+}
+
+WindowFacts window_facts(const State& state, const Choice& choice, const OpenCall& call, const CallView& view,
                          const std::string& config) {
   const std::int64_t begin = call.begin_seq;
+  const KeyHistory& history = choice.history;
   WindowFacts facts;
   facts.begin_seq = begin;
-  facts.winner_seen = key.winner.has_value() || key.history.withdrawn_at > begin;
-  facts.config_valid = key.winner == config || valid_after(key.history.winner_until, config, begin) ||
-                       (cold_in_window(key, begin) && is_default_answer(state, call.key.kernel, config));
-  facts.waited_on_failure_seq = call.waited_on_failure_seq;
-  if (call.waited_on_failure_seq)
-    facts.later_winner = valid_after(key.history.published_at, config, *call.waited_on_failure_seq);
+  facts.winner_seen = choice.winner.has_value() || history.withdrawn_at > begin;
+  facts.config_valid = choice.winner == config || valid_after(history.winner_until, config, begin) ||
+                       (cold_in_window(choice, begin) && is_default_answer(state, call.key.kernel, config));
+  // Black-box, a call can only have waited on a failed attempt when no winner was published at any
+  // moment of its window (R8); one that saw a winner may have read it, and is judged by it.
+  const bool may_have_waited = step_white_box(state) || !facts.winner_seen;
+  if (may_have_waited) facts.waited_on_failure_seq = view.waited_on_failure_seq;
+  if (facts.waited_on_failure_seq) facts.later_winner = valid_after(history.published_at, config, *facts.waited_on_failure_seq);
   const bool right = facts.waited_on_failure_seq ? facts.later_winner : facts.config_valid;
-  if (!right) facts.valid_answers = window_answers(state, key, call);
+  if (right) return facts;
+  const std::set<std::string> answers = answers_in_window(state, choice, call);
+  for (const std::string& answer : answers) {
+    const auto owner = undecided_owner(answer);
+    if (!owner) continue;
+    // R8's window asks for a winner published after the failure, the others for any in it.
+    if (!facts.waited_on_failure_seq || valid_after(history.published_at, answer, *facts.waited_on_failure_seq))
+      facts.unsettled.insert(*owner);
+  }
+  facts.valid_answers = shown_answers(answers);
   return facts;
+}
+
+void forget_the_past(Choice& choice, std::int64_t oldest_open_call) {
+  KeyHistory& history = choice.history;
+  auto too_old = [oldest_open_call](const auto& entry) { return entry.second <= oldest_open_call; };
+  std::erase_if(history.winner_until, too_old);
+  std::erase_if(history.published_at, too_old);
+  if (history.cold_until <= oldest_open_call) history.cold_until = -1;
+  if (history.withdrawn_at <= oldest_open_call) history.withdrawn_at = -1;
+  if (history.last_invalidate_seq <= oldest_open_call) history.last_invalidate_seq = -1;
 }
 
 }  // namespace safetune::model::detail

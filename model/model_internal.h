@@ -1,15 +1,22 @@
 // Implementation details of the model (model.h), shared by model*.cpp. Not a public API.
 //
-// Every handler works on one Step: the state being advanced in place (step() owns it), the event,
-// and the violations found so far. Handlers check first and mutate after, so that the state_before
-// of each violation really is the state just before the breaking event.
+// An event is handled in two parts. What the trace shows is the same in every choice (R1
+// nesting, R4 benches, R5's launch counts, the call stacks): its handler works on the State and
+// reports into Step::found. What depends on hidden points works on one Choice of the event's key
+// at a time (Step::choice), and reports into that choice: for_each_choice() runs it over every
+// choice, after model_choices.cpp has placed the hidden points that may lie just before the
+// event, and keeps the choices that survive.
+//
+// Handlers check first and mutate after, so that the state_before of each violation really is the
+// state just before the breaking event.
 //
 // Cost: every handler touches a bounded number of map entries (the event's thread, its innermost
-// call, its key) plus, for a failed attempt, the calls open on its key. Nothing scans every
-// thread, every call or every config, so checking stays n log n in every dimension of a trace.
+// call, its key) times the key's choices, plus, for a failed attempt, the calls open on its key.
+// Nothing scans every thread, every call or every config.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,18 +30,22 @@ namespace safetune::model::detail {
 struct Step {
   State& state;
   const Event& event;
-  std::vector<Violation>& found;
+  std::vector<Violation>& found;  // what the trace shows, whatever the choice
+  Choice* choice = nullptr;       // the choice being advanced, in for_each_choice
+  bool dead = false;              // set by a handler: no choice of points leads to this event
 };
 
 // --- reporting (model_describe.cpp) ---
 std::string seq_text(std::int64_t seq);            // "seq 7"
 std::string thread_text(const ThreadName& thread);  // "thread 3"
-std::string describe_key(const State& state, const KeyId& key);
-std::string describe_thread(const State& state, const ThreadName& thread);
-// The key's state and the thread's open calls: two lines, each of bounded length.
-std::string describe(const State& state, const KeyId& key, const ThreadName& thread);
-// Appends a violation; reports print the rule id and name beside the message.
+std::string answer_text(const std::string& answer); // a config, or an undecided winner, shown
+// The key's state in `choice` (its first choice when null) and the thread's open calls: two
+// lines, each of bounded length.
+std::string describe(const State& state, const KeyId& key, const ThreadName& thread, const Choice* choice);
+// A violation in what the trace shows (R1, R4, R5's counts, R7).
 void report(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message);
+// A violation of the choice being advanced.
+void report_in_choice(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message);
 void report_with_state(std::vector<Violation>& found, Rule rule, std::vector<std::int64_t> seqs,
                        const std::string& message, std::string state_before);
 
@@ -44,43 +55,65 @@ KeyId key_of(const Event& event);
 // fallback, the only config when the header lists exactly one for the kernel.
 bool is_default_answer(const State& state, const std::string& kernel, const std::string& config);
 std::vector<std::string> default_answers(const State& state, const std::string& kernel);
-// The innermost open call of `thread`, or null when it has none.
-OpenCall* innermost_call(State& state, const ThreadName& thread);
+OpenCall* innermost_call(State& state, const ThreadName& thread);  // null when it has none
 // The innermost open call of the event's thread when it names the event's kernel and key;
 // otherwise reports R1 and returns nullptr (the caller then ignores the event).
 OpenCall* require_call(Step& step);
 // The header's config space of `kernel` as a set, or null when the header lists none.
 const std::set<std::string>* listed_configs(const State& state, const std::string& kernel);
+CallView& view_of(Step& step, const OpenCall& call);  // in the choice being advanced
+KeyState& key_state(Step& step);                      // the event's key
+// In the choice being advanced: an invalidate takes effect at the event (or just before it).
+void invalidate_effect(Step& step);
+
+// --- choices (model_choices.cpp) ---
+// Runs `apply` on every choice of the event's key, after placing, in copies of them, the hidden
+// points that may lie just before the event (black-box only); keeps the choices that survive
+// (Step::dead not set), merges equal ones, keeps only violation-free ones while there are any,
+// and hands the violations of a key left with one choice to Step::found.
+void for_each_choice(Step& step, const std::function<void(Step&)>& apply);
+// End of trace: the violations of each key's best choice, after `settle` ran on each choice.
+void finish_choices(State& state, std::vector<Violation>& found, const std::function<void(State&, Choice&)>& settle);
+// The answer that stands for an attempt's winner while its owner has not launched yet.
+std::string undecided_answer(std::int64_t owner_call);
+std::optional<std::int64_t> undecided_owner(const std::string& answer);
 
 // --- the key's history of valid answers (model_history.cpp) ---
-// The winner becomes the key's published winner at the current event; `published_seq` is the
-// moment it counts as published from (R8's "later winner"; earlier than the event in black-box).
-void publish_winner(KeyState& key, const std::string& winner, std::int64_t now, std::int64_t published_seq);
+// The winner becomes the key's published winner at `now`; `published_seq` is the moment it
+// counts as published from (R8's "later winner").
+void publish_winner(Choice& choice, const std::string& winner, std::int64_t now, std::int64_t published_seq);
 // An invalidate that takes effect: the key has no published winner from `now` on.
-void withdraw_winner(KeyState& key, std::int64_t now);
+void withdraw_winner(Choice& choice, std::int64_t now);
+// The undecided winner of `owner_call` is `config`: every trace of it in the choice says so.
+void decide_winner(Choice& choice, std::int64_t owner_call, const std::string& config);
 // What `call`'s window, from its call_begin to now, says of a launch of `config`.
-WindowFacts window_facts(const State& state, const KeyState& key, const OpenCall& call,
+WindowFacts window_facts(const State& state, const Choice& choice, const OpenCall& call, const CallView& view,
                          const std::string& config);
+// Drops what no window still to be judged can see (anything that changed before the oldest such
+// call began), so that choices that differ only in the past compare equal.
+void forget_the_past(Choice& choice, std::int64_t oldest_open_call);
 
 // --- attempts: R2, R3, R4, publication, R8 marking (model_attempt.cpp) ---
 void on_tune_begin(Step& step);
 void on_bench(Step& step);
 void on_tune_end(Step& step);
-// Black-box: the owner's launch ends its attempt with success; its call end without a launch
-// ends it with failure.
-void black_box_attempt_succeeds(Step& step, OpenCall& owner_call, const std::string& winner);
-void black_box_attempt_fails(Step& step, OpenCall& owner_call);
-// Drops the attempt that `call` owns without judging it (R1 recovery: the call ended under it).
-void abandon_attempt(State& state, const OpenCall& call);
+// In the choice being advanced: `call` becomes the owner of a new attempt with this id (0: not
+// benched yet). R2, R3.
+void begin_attempt(Step& step, const OpenCall& call, std::int64_t id);
+// In the choice being advanced: the attempt that `call` owns ends, with `winner` published from
+// `published_seq`, or failed (no winner).
+void end_attempt(Step& step, const OpenCall& call, const std::optional<std::string>& winner,
+                 std::int64_t published_seq);
+// In the choice being advanced: R4 on an attempt that ended (with `winner`, or failed).
+void judge_benches(Step& step, std::int64_t attempt_id, const KeyId& key, const std::optional<std::string>& winner);
+Attempt* attempt_owned_by(Choice& choice, std::int64_t owner_call);
 
 // --- launches: R5, R6, R8, R9 (model_launch.cpp) ---
 void on_launch(Step& step);
-// An attempt on `key` ended: settle the pending launches that waited for it. `published_seq` is
-// set when it succeeded (the moment its winner became valid).
-void settle_pending(Step& step, const KeyId& key, std::int64_t attempt_id,
-                    const std::optional<std::string>& winner,
-                    std::optional<std::int64_t> published_seq);
-// End of trace: judge every pending launch as if its attempts never published.
-void settle_all_pending(State& state, std::vector<Violation>& found);
+// Black-box: `owner_call` launched `config`: the pending launches that waited on its winner are
+// judged now, in the choice being advanced.
+void settle_pending(Step& step, std::int64_t owner_call, const std::string& config);
+// End of trace: every pending launch of `choice` is judged as if its undecided winners were not it.
+void settle_all_pending(State& state, Choice& choice);
 
 }  // namespace safetune::model::detail

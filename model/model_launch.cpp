@@ -1,5 +1,5 @@
 // Launch judgement: R5 agreement, R6 no early use, R8 for waiters of a failed attempt, R9 for
-// re-entrant calls; and the black-box launches whose judgement waits for an attempt's outcome.
+// re-entrant calls; and, in black-box choices, the launches that wait for an undecided winner.
 #include <algorithm>
 #include <utility>
 
@@ -29,13 +29,19 @@ void judge_window(std::vector<Violation>& found, const ThreadName& thread, const
                              state_before);
   if (window.winner_seen)
     return report_with_state(found, Rule::R5, {window.begin_seq, seq},
-                             head + ", but the valid answers in its window" + span + " were " +
-                                 window.valid_answers,
+                             head + ", but the valid answers in its window" + span + " were " + window.valid_answers,
                              state_before);
   report_with_state(found, Rule::R6, {window.begin_seq, seq},
                     head + " before any winner was published in its window" + span +
                         " (early use); the valid answers were " + window.valid_answers,
                     state_before);
+}
+
+void judge_in_choice(Choice& choice, const ThreadName& thread, const KeyId& key, const WindowFacts& window,
+                     const std::string& config, std::int64_t seq, const std::string& state_before) {
+  const std::size_t before = choice.found.size();
+  judge_window(choice.found, thread, key, window, config, seq, state_before);
+  choice.violation_count += static_cast<std::int64_t>(choice.found.size() - before);
 }
 
 void judge_reentrant_launch(Step& step, const OpenCall& call) {
@@ -45,66 +51,74 @@ void judge_reentrant_launch(Step& step, const OpenCall& call) {
            ") launched " + printable(*e.config) + " at " + seq_text(e.seq);
   };
   if (step.state.header.policy.reentry == ReentryPolicy::Error)
-    return report(step, Rule::R9, {call.begin_seq, e.seq},
-                  head() + "; re-entry policy error demands an error and no launch");
+    return report_in_choice(step, Rule::R9, {call.begin_seq, e.seq},
+                            head() + "; re-entry policy error demands an error and no launch");
   auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
   if (!fallback || *fallback != *e.config)
-    report(step, Rule::R9, {call.begin_seq, e.seq},
-           head() + "; re-entry policy fallback demands the fallback " +
-               (fallback ? printable(*fallback) : std::string("(none)")));
+    report_in_choice(step, Rule::R9, {call.begin_seq, e.seq},
+                     head() + "; re-entry policy fallback demands the fallback " +
+                         (fallback ? printable(*fallback) : std::string("(none)")));
 }
 
-// Black-box: while an attempt is in flight on the key its winner may already count as published
-// (from its last bench), so a launch that looks wrong now waits in the key's state for the
-// attempt to end. One that is right now stays right: an attempt's end only adds valid answers.
-void defer_or_judge(Step& step, const OpenCall& call) {
+// A launch that is wrong in this choice unless an undecided winner in its window turns out to be
+// its config waits for the owners to launch; any other is judged now.
+void judge_or_wait(Step& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
-  KeyState& ks = step.state.keys[call.key];
-  WindowFacts window = window_facts(step.state, ks, call, *e.config);
+  Choice& choice = *step.choice;
+  WindowFacts window = window_facts(step.state, choice, call, view, *e.config);
   if (is_right(window)) return;
-  if (step.state.header.white_box || ks.in_flight.empty())
-    return judge_window(step.found, e.thread, call.key, window, *e.config, e.seq,
-                        describe(step.state, call.key, e.thread));
-  PendingLaunch pending{e.thread, std::move(window), *e.config, e.seq, {}, describe(step.state, call.key, e.thread)};
-  for (const auto& attempt : ks.in_flight) pending.awaiting.push_back(attempt.id);
-  ks.pending.push_back(std::move(pending));
+  std::string state_before = describe(step.state, call.key, e.thread, &choice);
+  if (window.unsettled.empty())
+    return judge_in_choice(choice, e.thread, call.key, window, *e.config, e.seq, state_before);
+  choice.pending.push_back(PendingLaunch{e.thread, call.key, std::move(window), *e.config, e.seq, std::move(state_before)});
 }
 
-void judge_owner_launch(Step& step, OpenCall& call) {
+// White-box: the owner's launch, against what its attempt did.
+void judge_white_box_owner(Step& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
-  // Built only when a rule is broken: this runs for every launch.
   auto head = [&] { return thread_text(e.thread) + " launched " + printable(*e.config) + " on " + call.key.show() + " at " + seq_text(e.seq); };
-  switch (call.owned) {
-    case Ownership::InFlight:
-      // White-box: judged at its tune_end. Black-box: this launch is the attempt's success.
-      if (!step.state.header.white_box) black_box_attempt_succeeds(step, call, *e.config);
-      return;
+  switch (view.owned) {
+    case Ownership::InFlight: return;  // judged at its tune_end
     case Ownership::Succeeded:
-      if (call.owned_winner != e.config)
-        report(step, Rule::R5, {call.owned_attempt_id, e.seq},
-               head() + ", but its own attempt (" + seq_text(call.owned_attempt_id) + ") chose " +
-                   (call.owned_winner ? printable(*call.owned_winner) : std::string("nothing")));
+      if (view.owned_winner != e.config)
+        report_in_choice(step, Rule::R5, {view.owned_attempt_id, e.seq},
+                         head() + ", but its own attempt (" + seq_text(view.owned_attempt_id) + ") chose " +
+                             (view.owned_winner ? printable(*view.owned_winner) : std::string("nothing")));
       return;
     case Ownership::Failed:
-      report(step, Rule::R8, {call.owned_attempt_id, e.seq},
-             head() + ", but its own attempt (" + seq_text(call.owned_attempt_id) +
-                 ") failed, so the call must end with an error");
-      return;
-    case Ownership::None:
-      return defer_or_judge(step, call);
+      return report_in_choice(step, Rule::R8, {view.owned_attempt_id, e.seq},
+                              head() + ", but its own attempt (" + seq_text(view.owned_attempt_id) +
+                                  ") failed, so the call must end with an error");
+    case Ownership::None: return judge_or_wait(step, call, view);
   }
 }
 
-// An attempt that published `winner` at `published_seq` ended: what that adds to a window.
-void add_publication(PendingLaunch& launch, const std::string& winner, std::int64_t published_seq) {
-  if (published_seq >= launch.seq) return;
-  WindowFacts& window = launch.window;
-  window.winner_seen = true;
-  if (launch.config == winner) window.config_valid = true;
-  if (window.waited_on_failure_seq && published_seq > *window.waited_on_failure_seq && launch.config == winner)
-    window.later_winner = true;
-  window.valid_answers = window.valid_answers == "none" ? printable(winner)
-                                                       : window.valid_answers + " | " + printable(winner);
+// Black-box: a call that benched owns an attempt, and its launch is that attempt's success; a
+// call that did not bench owns none.
+void judge_black_box_launch(Step& step, const OpenCall& call, const CallView& view) {
+  const Event& e = step.event;
+  Choice& choice = *step.choice;
+  if (!call.first_bench) {
+    if (view.owned == Ownership::InFlight) step.dead = true;  // an early begin, but it never benched
+    else judge_or_wait(step, call, view);
+    return;
+  }
+  if (attempt_owned_by(choice, call.begin_seq)) {
+    judge_benches(step, *call.first_bench, call.key, *e.config);
+    return end_attempt(step, call, *e.config, e.seq);
+  }
+  auto end = std::find_if(choice.chosen_ends.begin(), choice.chosen_ends.end(),
+                          [&](const ChosenEnd& placed) { return placed.owner_call == call.begin_seq; });
+  if (end == choice.chosen_ends.end()) return;  // ended before (R1 recovery): nothing to settle
+  if (!end->success) {  // its end was placed as a failure, but it launched
+    step.dead = true;
+    return;
+  }
+  const std::int64_t attempt_id = end->attempt_id;
+  choice.chosen_ends.erase(end);
+  judge_benches(step, attempt_id, call.key, *e.config);
+  decide_winner(choice, call.begin_seq, *e.config);
+  settle_pending(step, call.begin_seq, *e.config);
 }
 
 }  // namespace
@@ -115,44 +129,43 @@ void on_launch(Step& step) {
   if (!call) return;
   if (call->launches > 0)
     report(step, Rule::R5, {call->launch_seq, e.seq},
-           thread_text(e.thread) + "'s call on " + call->key.show() + " (" +
-               seq_text(call->begin_seq) + ") launched again at " + seq_text(e.seq) +
-               " after launching at " + seq_text(call->launch_seq));
-  ++call->launches;
-  if (call->launches > 1) return;
+           thread_text(e.thread) + "'s call on " + call->key.show() + " (" + seq_text(call->begin_seq) +
+               ") launched again at " + seq_text(e.seq) + " after launching at " + seq_text(call->launch_seq));
+  if (++call->launches > 1) return;
   call->launched = e.config;
   call->launch_seq = e.seq;
-  if (call->reentrant) return judge_reentrant_launch(step, *call);
-  judge_owner_launch(step, *call);
+  const bool black_box = !step.state.header.white_box;
+  if (black_box && call->first_bench) ++step.state.stats.successful_tunings;  // its attempt succeeded
+  for_each_choice(step, [&](Step& in) {
+    const CallView view = view_of(in, *call);
+    if (view.reentrant) return judge_reentrant_launch(in, *call);
+    if (black_box) return judge_black_box_launch(in, *call, view);
+    judge_white_box_owner(in, *call, view);
+  });
 }
 
-void settle_pending(Step& step, const KeyId& key, std::int64_t attempt_id,
-                    const std::optional<std::string>& winner,
-                    std::optional<std::int64_t> published_seq) {
-  auto& pending = step.state.keys[key].pending;
+void settle_pending(Step& step, std::int64_t owner_call, const std::string& config) {
+  Choice& choice = *step.choice;
   std::vector<PendingLaunch> still_pending;
-  for (auto& launch : pending) {
-    if (std::erase(launch.awaiting, attempt_id) == 0) {
+  for (PendingLaunch& launch : choice.pending) {
+    if (launch.window.unsettled.erase(owner_call) == 0) {
       still_pending.push_back(std::move(launch));
       continue;
     }
-    if (winner) add_publication(launch, *winner, *published_seq);
-    if (launch.awaiting.empty())
-      judge_window(step.found, launch.thread, key, launch.window, launch.config, launch.seq,
-                   launch.state_before);
-    else
+    if (launch.config == config) continue;  // the winner it read was its config: right
+    if (!launch.window.unsettled.empty()) {
       still_pending.push_back(std::move(launch));
+      continue;
+    }
+    judge_in_choice(choice, launch.thread, launch.key, launch.window, launch.config, launch.seq, launch.state_before);
   }
-  pending = std::move(still_pending);
+  choice.pending = std::move(still_pending);
 }
 
-void settle_all_pending(State& state, std::vector<Violation>& found) {
-  for (auto& [key, ks] : state.keys) {
-    for (const auto& launch : ks.pending)
-      judge_window(found, launch.thread, key, launch.window, launch.config, launch.seq,
-                   launch.state_before);
-    ks.pending.clear();
-  }
+void settle_all_pending(State&, Choice& choice) {
+  for (PendingLaunch& launch : choice.pending)
+    judge_in_choice(choice, launch.thread, launch.key, launch.window, launch.config, launch.seq, launch.state_before);
+  choice.pending.clear();
 }
 
 }  // namespace safetune::model::detail

@@ -22,6 +22,7 @@ struct Violation {
   std::string message;             // one readable sentence, naming threads, kernel, key, configs
                                    // and seqs (reports print the rule id and name beside it)
   std::string state_before;        // the relevant model state just before the breaking event
+  bool operator==(const Violation&) const = default;
 };
 
 }  // namespace safetune::model

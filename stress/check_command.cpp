@@ -57,6 +57,10 @@ class CheckRun {
     FileExcerpts excerpts(input, checkpoints_);
     if (options_.json) print_json(result);
     else print_text(excerpts, result);
+    if (result.incomplete) {
+      std::cerr << shown_path() << ": incomplete: " << *result.incomplete << "; the trace was checked no further\n";
+      return kIncomplete;
+    }
     return result.ok() ? kPass : kViolation;
   }
 
@@ -93,7 +97,7 @@ class CheckRun {
   }
 
   void print_text(ExcerptSource& excerpts, const model::CheckResult& result) const {
-    if (!result.ok()) {
+    if (result.violations_total() > 0) {
       write_violation_report(std::cout, excerpts, result, std::nullopt);
       std::cout << shown_path() << ": " << result.violations_total() << " violation(s)\n";
       return;

@@ -177,16 +177,22 @@ class Round {
     pending_hook = nullptr;
   }
 
+  // A black-box subject reports nothing, so the harness records what it sees: the call of the
+  // invalidate before it, and its return after it. The effect lies somewhere between; a record
+  // after the call alone would come after a new attempt that began right after the erase.
   void run_invalidate(int key) {
     const std::string key_text = key_name(key);
+    if (!white_box_) record_invalidate(model::EventKind::InvalidateBegin, key_text);
     subject_->invalidate(key_text);
-    if (!white_box_) {
-      ObservedEvent invalidate{};
-      invalidate.kind = model::EventKind::Invalidate;
-      invalidate.kernel = kStressKernelName;
-      invalidate.key = key_text;
-      recorder_.record(invalidate);
-    }
+    if (!white_box_) record_invalidate(model::EventKind::Invalidate, key_text);
+  }
+
+  void record_invalidate(model::EventKind kind, const std::string& key) {
+    ObservedEvent event{};
+    event.kind = kind;
+    event.kernel = kStressKernelName;
+    event.key = key;
+    recorder_.record(event);
   }
 
   void run_call(const std::string& key) {

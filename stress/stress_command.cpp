@@ -79,6 +79,7 @@ class StressRun {
       return;
     }
     summary_.result = model::check(last_trace_);
+    if (summary_.result.incomplete) summary_.incomplete = "round " + std::to_string(round) + ": " + *summary_.result.incomplete;
     accumulate(summary_.stats, summary_.result.stats);
     calls_before_round_ += summary_.result.stats.calls;
   }

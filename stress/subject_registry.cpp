@@ -41,6 +41,12 @@ std::vector<SubjectInfo> builtin_subjects() {
        true, make_retry_storm, {"faults"}},
       {"fallback-leak", "under the fallback policy a fallback launch is cached as the winner "
        "(insert-if-absent cache)", true, true, make_fallback_leak, {"plain", "fallback"}},
+      // Another design than the reference's, correct (docs/subjects.md): black-box, and the same
+      // code reporting its own white-box events.
+      {"future-single-flight", "none", false, true, make_future_single_flight, {"full"}},
+      {"future-single-flight-wb", "none", true, true, make_future_single_flight, {"full"}},
+      {"timeout-retune", "future-single-flight whose waiters give up after 100 us and tune again themselves",
+       false, true, make_timeout_retune},
       {"mini-correct", "none (test-only: the base the broken subjects derive from)", true, false,
        make_mini_correct},
       {"test-hang", "every call blocks forever (test-only: exercises the watchdog)", false, false,

@@ -42,7 +42,10 @@ nlohmann::json violation_counts_json(const model::CheckResult& result) {
 
 nlohmann::json check_json(const model::CheckResult& result) {
   nlohmann::json json = violation_counts_json(result);
-  json.update({{"verdict", result.ok() ? "pass" : "fail"}, {"events", result.events}, {"stats", stats_json(result.stats)}});
+  json.update({{"verdict", result.incomplete ? "incomplete" : result.ok() ? "pass" : "fail"},
+               {"events", result.events},
+               {"stats", stats_json(result.stats)}});
+  if (result.incomplete) json["incomplete"] = *result.incomplete;
   return json;
 }
 

@@ -25,5 +25,8 @@ std::unique_ptr<Subject> make_wrong_argmin(const SubjectEnvironment& environment
 std::unique_ptr<Subject> make_stale_publish(const SubjectEnvironment& environment);
 std::unique_ptr<Subject> make_retry_storm(const SubjectEnvironment& environment);
 std::unique_ptr<Subject> make_fallback_leak(const SubjectEnvironment& environment);
+// Another design, written anew (future_single_flight.h): a correct one, and its broken twin.
+std::unique_ptr<Subject> make_future_single_flight(const SubjectEnvironment& environment);
+std::unique_ptr<Subject> make_timeout_retune(const SubjectEnvironment& environment);
 
 }  // namespace safetune::stress::subjects

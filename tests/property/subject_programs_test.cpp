@@ -159,6 +159,15 @@ TEST(SubjectPrograms, HoldForMiniCorrectTheBaseOfTheBrokenSubjects) {
   EXPECT_TRUE(rc::check("mini-correct", [&] { property_for(subject_named("mini-correct"), failure); }));
 }
 
+// A correct autotuner of another design, judged black-box (by linearizability: its benches,
+// launches and invalidates are recorded by the harness around it) and white-box.
+TEST(SubjectPrograms, HoldForAnotherCorrectDesignBlackBoxAndWhiteBox) {
+  for (const char* name : {"future-single-flight", "future-single-flight-wb"}) {
+    std::optional<LastFailure> failure;
+    EXPECT_TRUE(rc::check(name, [&] { property_for(subject_named(name), failure); })) << name;
+  }
+}
+
 // Every listed broken subject (the registry's, so a new one is covered without a test change).
 std::vector<std::string> broken_subjects() {
   std::vector<std::string> names;
