@@ -10,7 +10,11 @@ namespace safetune::model {
 
 namespace {
 
-constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
+// Reads ask for at least this much, and for as much as the buffer has room for; the buffer starts
+// at this size and doubles while a line needs it, so a short input (a fuzzed one) allocates
+// 64 KiB, not the megabytes a long trace reads in at once.
+constexpr std::size_t kMinReadBytes = std::size_t{64} << 10;
+constexpr std::size_t kMaxReadBytes = std::size_t{1} << 20;
 
 class FdSource final : public ByteSource {
  public:
@@ -62,9 +66,10 @@ bool LineSource::fill() {
     scanned_ -= begin_;
     begin_ = 0;
   }
-  const std::size_t wanted = end_ + kBlockBytes + kLinePadding;
-  if (buffer_.size() < wanted) buffer_.resize(std::max(wanted, buffer_.size() * 2));
-  const long n = source_->read_some(buffer_.data() + end_, kBlockBytes);
+  if (buffer_.size() < end_ + kMinReadBytes + kLinePadding)
+    buffer_.resize(std::max(end_ + kMinReadBytes + kLinePadding, buffer_.size() * 2));
+  const std::size_t room = std::min(buffer_.size() - end_ - kLinePadding, kMaxReadBytes);
+  const long n = source_->read_some(buffer_.data() + end_, room);
   if (n < 0) {
     read_error_ = errno;
     at_end_ = true;

@@ -3,7 +3,7 @@
 // kLinePadding readable bytes, as simdjson's parser needs.
 //
 // Bounds: a line longer than kMaxLineBytes is an error found after reading at most that many
-// bytes of it (plus one block), so an endless line (/dev/zero) costs 16 MiB, not all memory.
+// bytes of it (plus one read of at most 1 MiB), so an endless line (/dev/zero) costs 16 MiB, not all memory.
 // A read error carries the OS's reason.
 #pragma once
 

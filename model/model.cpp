@@ -69,9 +69,11 @@ OpenCall* require_call(Step& step) {
 }
 
 KeyState& key_state(Step& step) {
+  if (step.key != nullptr) return *step.key;
   auto it = step.state.keys.find(KeyId{step.event.kernel, step.event.key});
-  if (it != step.state.keys.end()) return it->second;
-  return step.state.keys.emplace(key_of(step.event), KeyState{}).first->second;
+  if (it == step.state.keys.end()) it = step.state.keys.emplace(key_of(step.event), KeyState{}).first;
+  step.key = &it->second;  // map nodes stay put: valid for the whole step
+  return *step.key;
 }
 
 CallView& view_of(Step& step, const OpenCall& call) { return step.choice->views[call.begin_seq]; }

@@ -220,6 +220,16 @@ std::optional<std::int64_t> undecided_owner(const std::string& answer) {
 void for_each_choice(Step& step, const std::function<void(Step&)>& apply) {
   KeyState& key = key_state(step);
   const bool black_box = !step.state.header.white_box;
+  // The common case, every event of a white-box trace: one choice and nothing to place.
+  if (key.choices.size() == 1) {
+    Choice& only = key.choices.front();
+    if (!black_box || only.violation_count > 0 || placements(step, only).empty()) {
+      bool clean = true;
+      if (!apply_to(step, only, apply, clean))
+        return mark_incomplete(step.state, "internal error: no choice of hidden points survived " + seq_text(step.event.seq));
+      return hand_over(step.state, only, step.found);
+    }
+  }
   std::vector<Choice> next;
   for (Choice& choice : key.choices) {
     // Points are placed only where they could matter: in a choice that broke nothing yet, and

@@ -33,6 +33,7 @@ struct Step {
   std::vector<Violation>& found;  // what the trace shows, whatever the choice
   Choice* choice = nullptr;       // the choice being advanced, in for_each_choice
   bool dead = false;              // set by a handler: no choice of points leads to this event
+  KeyState* key = nullptr;        // the event's key, once looked up (key_state())
 };
 
 // --- reporting (model_describe.cpp) ---
