@@ -51,41 +51,48 @@ bool is_own_event(const State& state, const Event& event, std::int64_t call_seq)
   return it != state.threads.end() && it->second.back() == call_seq;
 }
 
-// An early begin matters only to a re-entrant call (R9): a call_begin on the key from a thread
-// whose enclosing call on the key has not benched yet.
-void early_begins(const Step& step, const Choice& choice, std::vector<Placement>& out) {
-  const Event& e = step.event;
-  if (e.kind != EventKind::CallBegin || !choice.in_flight.empty() || choice.succeeded_since_invalidate) return;
-  auto it = step.state.threads.find(e.thread);
-  if (it == step.state.threads.end()) return;
-  for (const std::int64_t seq : it->second) {
-    const OpenCall& call = step.state.calls.at(seq);
-    if (call.key.kernel != e.kernel || call.key.key != e.key || call.first_bench || call.launches > 0) continue;
-    out.push_back({Placement::Begin, seq});
-  }
-}
-
-// The points that may matter just before the event. Before a call_begin only an early begin does
-// (R9); before a call_end nothing does; before the others, the end of the attempt in flight and
-// the effect of an invalidate in progress.
-std::vector<Placement> placements(const Step& step, const Choice& choice) {
-  std::vector<Placement> out;
-  const EventKind kind = step.event.kind;
-  if (kind == EventKind::CallBegin) {
-    early_begins(step, choice, out);
-    return out;
-  }
-  if (kind == EventKind::CallEnd) return out;
+// The steps of the key's other work that may lie just before the event: the effect of an
+// invalidate in progress, and the end of the attempt in flight.
+void ends_and_invalidates(const Step& step, const Choice& choice, std::vector<Placement>& out) {
   for (const std::int64_t begun : choice.pending_invalidates) out.push_back({Placement::Invalidate, begun});
   // With several attempts in flight R2 is already broken in this choice (and reported): placing
   // their ends would only multiply choices, 3^n of them, to explain away what cannot be.
-  if (choice.in_flight.size() > 1) return out;
+  if (choice.in_flight.size() > 1) return;
   for (const Attempt& attempt : choice.in_flight) {
     if (attempt.id == 0 || step.state.calls.at(attempt.owner_call).launches > 0) continue;
     if (is_own_event(step.state, step.event, attempt.owner_call)) continue;
     out.push_back({Placement::Succeed, attempt.owner_call});
     out.push_back({Placement::Fail, attempt.owner_call});
   }
+}
+
+// An early begin matters only to a re-entrant call (R9): a call_begin on the key from a thread
+// whose enclosing call on the key has not benched yet. On a key that is not cold, what would make
+// it cold comes first (alternatives() chains placements): a failed owner releases its waiters, and
+// one of them may begin the next attempt and re-enter it, before the owner's call_end is recorded.
+void early_begins(const Step& step, const Choice& choice, std::vector<Placement>& out) {
+  const Event& e = step.event;
+  auto it = step.state.threads.find(e.thread);
+  if (it == step.state.threads.end()) return;
+  std::vector<Placement> begins;
+  for (const std::int64_t seq : it->second) {
+    const OpenCall& call = step.state.calls.at(seq);
+    if (call.key.kernel != e.kernel || call.key.key != e.key || call.first_bench || call.launches > 0) continue;
+    begins.push_back({Placement::Begin, seq});
+  }
+  if (begins.empty()) return;
+  if (!choice.in_flight.empty() || choice.succeeded_since_invalidate) return ends_and_invalidates(step, choice, out);
+  out.insert(out.end(), begins.begin(), begins.end());
+}
+
+// The points that may matter just before the event. Before a call_begin only an early begin does
+// (R9), with what must precede it; before a call_end nothing does; before the others, the end of
+// the attempt in flight and the effect of an invalidate in progress.
+std::vector<Placement> placements(const Step& step, const Choice& choice) {
+  std::vector<Placement> out;
+  const EventKind kind = step.event.kind;
+  if (kind == EventKind::CallBegin) early_begins(step, choice, out);
+  else if (kind != EventKind::CallEnd) ends_and_invalidates(step, choice, out);
   return out;
 }
 
