@@ -27,7 +27,8 @@ void Checker::add(const Event& event) {
 
 CheckResult Checker::finish() {
   result_.stats = state_->stats;
-  result_.stats.hung_calls = static_cast<std::int64_t>(state_->calls.size());
+  // Calls open where an incomplete check stopped may end later in the trace: not hangs.
+  if (!state_->incomplete) result_.stats.hung_calls = static_cast<std::int64_t>(state_->calls.size());
   result_.incomplete = state_->incomplete;
   std::vector<Violation> at_end = model::finish(std::move(*state_));
   collect(at_end);

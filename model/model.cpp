@@ -319,6 +319,13 @@ StepResult step(State state, const Event& event) {
 
 std::vector<Violation> finish(State state) {
   std::vector<Violation> found;
+  if (state.incomplete) {
+    // Checked no further: the rest of the trace may end the calls still open and settle the
+    // pending launches, so neither is judged. A violation that every choice kept stands: later
+    // events can only rule choices out or add violations.
+    finish_choices(state, found, [](State&, Choice&) {});
+    return found;
+  }
   finish_choices(state, found, settle_all_pending);
   for (const auto& [seq, call] : state.calls) {
     const KeyState& key = state.keys.at(call.key);

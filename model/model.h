@@ -11,7 +11,8 @@
 //    several winners are published, the most recent one is the published winner; an event that
 //    breaks R1 is otherwise ignored).
 //  * finish() judges what can only be judged at the end of the trace: R7 hangs, and launches
-//    whose judgement waits on a choice that the trace never settled.
+//    whose judgement waits on a choice that the trace never settled. After a check that stopped
+//    as incomplete (State::incomplete) it judges neither: the rest of the trace was not read.
 //  * Precondition: events come from a trace that the reader accepted (seq strictly increasing,
 //    fields present as the schema demands). The model reports rule violations, not input errors.
 //  * A violation is never reported unless the trace really breaks that rule. Where the trace does

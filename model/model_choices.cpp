@@ -76,6 +76,7 @@ void early_begins(const Step& step, const Choice& choice, std::vector<Placement>
   if (it == step.state.threads.end()) return;
   std::vector<Placement> begins;
   for (const std::int64_t seq : it->second) {
+    if (seq == e.seq) continue;  // the call this event begins (on_call_begin pushed it)
     const OpenCall& call = step.state.calls.at(seq);
     if (call.key.kernel != e.kernel || call.key.key != e.key || call.first_bench || call.launches > 0) continue;
     begins.push_back({Placement::Begin, seq});

@@ -114,6 +114,37 @@ TEST(BlackBox, PendingLaunchOfAHungAttemptIsJudgedAtFinish) {
   EXPECT_EQ(result.stats.hung_calls, 1);
 }
 
+// Nine invalidates in progress on a tuned key, then a lone one: each subset of the nine may have
+// taken effect before it, 512 states, more than kMaxChoicesPerKey. The check stops there and is
+// incomplete: a call open at that point (whose call_end comes later) is not a hang, and what
+// follows (a launch of a config never published) is not judged.
+TEST(BlackBox, AFrontierPastItsBoundIsIncompleteAndJudgesNothingAfterIt) {
+  TraceBuilder b(false);
+  b.configs({A, B}).call_begin(1).bench(1, A, 5).bench(1, B, 9).launch(1, A).call_end(1, A);
+  b.call_begin(14, "other");
+  for (int thread = 2; thread <= 10; ++thread) b.invalidate_begin(thread);
+  b.invalidate_end(11);
+  b.call_begin(12).launch(12, B).call_end(12, B);
+  b.call_begin(13).launch(14, B, "other").call_end(14, B, "other");
+  const auto result = check(b.trace());
+  ASSERT_TRUE(result.incomplete.has_value());
+  EXPECT_NE(result.incomplete->find("more than 256 choices"), std::string::npos) << *result.incomplete;
+  EXPECT_FALSE(result.ok());
+  EXPECT_TRUE(result.violations.empty()) << result.violations.front().message;
+  EXPECT_EQ(result.stats.hung_calls, 0);
+}
+
+// A call_begin is not a re-entry of itself: calls that begin while an attempt is in flight place
+// no hidden point (the frontier once doubled at each of them, and a faults run of
+// future-single-flight became incomplete).
+TEST(BlackBox, CallsBeginningDuringAnAttemptKeepOneChoice) {
+  TraceBuilder b(false);
+  b.configs({A, B}).call_begin(1).bench(1, A, 5);
+  for (int thread = 2; thread <= 40; ++thread) b.call_begin(thread);
+  const State state = run(b.trace());
+  EXPECT_EQ(state.keys.at(KeyId{"add", "k"}).choices.size(), 1u);
+}
+
 TEST(Recovery, AfterR2TheMostRecentWinnerIsPublished) {
   TraceBuilder b(true);
   b.call_begin(1).call_begin(2).tune_begin(1).tune_begin(2).bench(1, A, 5).bench(2, B, 5)

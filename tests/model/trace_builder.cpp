@@ -77,8 +77,13 @@ TraceBuilder& TraceBuilder::launch(int thread, const std::string& config, const 
   add(thread, EventKind::Launch, key).config = config;
   return *this;
 }
-TraceBuilder& TraceBuilder::invalidate(const std::string& key) {
-  add(0, EventKind::Invalidate, key);
+TraceBuilder& TraceBuilder::invalidate(const std::string& key) { return invalidate_end(0, key); }
+TraceBuilder& TraceBuilder::invalidate_begin(int thread, const std::string& key) {
+  add(thread, EventKind::InvalidateBegin, key);
+  return *this;
+}
+TraceBuilder& TraceBuilder::invalidate_end(int thread, const std::string& key) {
+  add(thread, EventKind::Invalidate, key);
   return *this;
 }
 

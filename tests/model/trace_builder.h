@@ -27,7 +27,9 @@ class TraceBuilder {
   TraceBuilder& wait_begin(int thread, const std::string& key = "k");
   TraceBuilder& wait_end(int thread, const std::string& key = "k");
   TraceBuilder& launch(int thread, const std::string& config, const std::string& key = "k");
-  TraceBuilder& invalidate(const std::string& key = "k");
+  TraceBuilder& invalidate(const std::string& key = "k");  // on thread 0
+  TraceBuilder& invalidate_begin(int thread, const std::string& key = "k");
+  TraceBuilder& invalidate_end(int thread, const std::string& key = "k");  // its `invalidate`
 
   const Trace& trace() const { return trace_; }
   std::int64_t last_seq() const { return static_cast<std::int64_t>(trace_.events.size()); }
