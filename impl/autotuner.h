@@ -18,13 +18,19 @@
 //   - Key tuned by the calling thread (re-entry from a hook or from inside a benchmark): never
 //     waits. ReentryPolicy::Error throws ReentrantTuning; ReentryPolicy::Fallback launches the
 //     fallback config.
+//   - Key tuned by another thread that waits, directly or through other waiting threads, on an
+//     attempt the calling thread owns (A tunes k0 and its hook calls k1, while B tunes k1 and
+//     its hook calls k0): waiting would close a cycle (impl/wait_graph.h), so the call never
+//     waits. It gets the re-entry policy's answer: TuningCycle, naming the cycle, or the
+//     fallback config.
 //   - If every config fails, the owner and every thread waiting on that attempt get TuningFailed
 //     and the key is Cold again: a later call starts a new attempt.
 //   - If the attempt's own bookkeeping throws (out of memory), the owner gets that exception,
 //     the configs not yet benched are reported as failed benches, and the attempt fails as
 //     above: its waiters get TuningFailed and the key is Cold again.
 // No autotuner lock is held while a benchmark, a launch or a user hook runs, so hooks may call
-// any autotuner (nested tuning of another key works). Different keys never wait for each other.
+// any autotuner (nested tuning of another key works, in any order). Different keys never wait
+// for each other unless a hook of one calls the other.
 // invalidate(key) makes a Tuned key Cold; on a Cold or Tuning key it has no effect.
 // The autotuner must outlive every call on it; the returned reference lives as long.
 //
@@ -35,13 +41,16 @@
 //   Cold          | -                 | -                 | -                    | Cold
 //                 | (no owner exists: a call makes the caller owner -> Tuning)     |
 //   Tuning        | Tuning: re-entry  | Tuning: wait or   | winner -> Tuned;     | Tuning
-//                 | error or fallback | fallback          | all failed -> Cold   | (no effect)
+//                 | error or fallback | fallback; a wait  | all failed -> Cold   | (no effect)
+//                 |                   | closing a cycle:  |                      |
+//                 |                   | re-entry's answer |                      |
 //   Tuned         | -                 | -                 | -                    | Cold
 //                 | (any call launches the winner, lock-free; state stays Tuned)  |
 //
 // Observer events (impl/observer.h) are reported where they order correctly: tune_begin under
 // the key lock as the caller becomes owner; bench after each benchmark; tune_end under the key
-// lock before the winner is stored; wait_begin/wait_end under the key lock; invalidate under the
+// lock before the winner is stored; wait_begin under the key lock and the wait graph's lock, as the
+// wait is entered in the graph; wait_end under the key lock; invalidate under the
 // key lock after the winner is withdrawn (of a key never called: under the index's insert lock);
 // launch after the kernel's launch returns.
 //
@@ -70,6 +79,7 @@
 #include "impl/launch_choice.h"
 #include "impl/observer.h"
 #include "impl/sync.h"
+#include "impl/wait_graph.h"
 #include "model/event.h"
 
 namespace safetune {
@@ -79,6 +89,12 @@ using model::WaitPolicy;
 
 // A same-key re-entry under ReentryPolicy::Error: the calling thread owns this key's attempt.
 struct ReentrantTuning : std::logic_error {
+  using std::logic_error::logic_error;
+};
+// Waiting would close a cycle of waits (the calling thread owns an attempt that the owner of
+// this key's attempt waits on, directly or through others) under ReentryPolicy::Error. The
+// message names each thread and key of the cycle.
+struct TuningCycle : std::logic_error {
   using std::logic_error::logic_error;
 };
 // Every config of the attempt failed; the owner and every waiter of that attempt get this.
@@ -98,6 +114,10 @@ struct BasicTunerOptions {
   // bench of that config. It may call any autotuner, this one included (nesting, re-entry).
   std::function<void(const Invocation&, const Config&)> pre_bench_hook;
   Observer* observer = nullptr;  // null: no events reported
+  // Shared by every autotuner whose hooks may call another's (impl/wait_graph.h). Null: the
+  // sync policy's default_wait_graph(), which for StdSync is the process's graph. A policy with
+  // no default (Relacy) detects no cycle unless given one: a cycle of nested waits deadlocks.
+  BasicWaitGraph<Sync>* wait_graph = nullptr;
 };
 using TunerOptions = BasicTunerOptions<StdSync>;
 
@@ -130,10 +150,10 @@ class BasicAutotuner {
 
   // What a call on a not-yet-tuned key does, decided under the key lock.
   struct Route {
-    enum Kind { Launch, Own, Fail, Reentrant } kind;
+    enum Kind { Launch, Own, Fail, Reentrant, Cycle } kind;
     const LaunchChoice* launch = nullptr;  // Launch
     AttemptPtr attempt;                    // Own
-    std::string error;                     // Fail
+    std::string error;                     // Fail, Reentrant, Cycle
   };
 
   // Out of line, like report(): a tuned call's code is then a few contiguous lines (see call()).
@@ -142,6 +162,7 @@ class BasicAutotuner {
               Yield& yield) SAFETUNE_REQUIRES(entry.mutex);
   Route begin_attempt(Entry& entry, const Invocation& inv) SAFETUNE_REQUIRES(entry.mutex);
   Route reenter(const Entry& entry);
+  Route close_cycle(const Entry& entry, const std::string& cycle);
   Route wait_for(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
                  typename Sync::Lock& lock, Yield& yield) SAFETUNE_REQUIRES(entry.mutex);
 
@@ -171,6 +192,7 @@ class BasicAutotuner {
   const std::vector<std::unique_ptr<PreparedLaunch>> prepared_;  // space_'s configs, then the fallback
   const std::vector<LaunchChoice> choices_;  // one per config of space_, in order
   const LaunchChoice fallback_;              // config null when options_ has no fallback
+  BasicWaitGraph<Sync>* const wait_graph_;   // null: cycles are not detected
   KeyIndex<Sync, Entry> index_;
 };
 
@@ -237,7 +259,8 @@ BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options 
       options_(autotuner_detail::checked(std::move(options), kernel_)),
       prepared_(autotuner_detail::prepare_all(kernel_, space_, options_.fallback)),
       choices_(autotuner_detail::choices_of(space_, prepared_)),
-      fallback_(autotuner_detail::fallback_choice_of(options_.fallback, prepared_)) {}
+      fallback_(autotuner_detail::fallback_choice_of(options_.fallback, prepared_)),
+      wait_graph_(options_.wait_graph != nullptr ? options_.wait_graph : default_wait_graph<Sync>()) {}
 
 // The tuned path. On a GPU it runs between two launches of the driver, whose own code evicts
 // this code and its data from the core's caches and predictors, so its cost is mostly the
@@ -266,6 +289,7 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
     case Route::Launch: return launch(inv, *next.launch);
     case Route::Fail: throw TuningFailed(next.error);
     case Route::Reentrant: throw ReentrantTuning(next.error);
+    case Route::Cycle: throw TuningCycle(next.error);
     case Route::Own: break;
   }
   const int winner = run_attempt(entry, inv, next.attempt);
@@ -315,12 +339,28 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::reenter(const Entry& 
 }
 
 template <class Sync>
+typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::close_cycle(const Entry& entry,
+                                                                       const std::string& cycle) {
+  if (options_.reentry == ReentryPolicy::Fallback) return {Route::Launch, &fallback_, nullptr, {}};
+  return {Route::Cycle, {}, nullptr,
+          where(entry.key) + ": waiting would close a cycle of waits (" + cycle +
+              "); reentry policy 'error'; use ReentryPolicy::Fallback to launch the fallback instead"};
+}
+
+template <class Sync>
 typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry,
                                                                     const Invocation& inv,
                                                                     const AttemptPtr& attempt,
                                                                     typename Sync::Lock& lock,
                                                                     Yield& yield) {
-  report(model::EventKind::WaitBegin, entry.key, inv.stream.id());
+  const auto report_wait = [&] { report(model::EventKind::WaitBegin, entry.key, inv.stream.id()); };
+  if (wait_graph_ == nullptr) {
+    report_wait();
+  } else if (auto cycle = wait_graph_->wait_unless_cycle(
+                 Sync::thread_id(), {attempt->owner, attempt.get(), kernel_.name(), entry.key}, report_wait)) {
+    return close_cycle(entry, describe_cycle<Sync>(Sync::thread_id(), *cycle));
+  }
+  attempt->waited_on.set(true);
   yield.release();  // never blocks, so it is safe under the key lock
   while (!attempt->done.get()) entry.attempt_finished.wait(lock);
   report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
@@ -448,6 +488,8 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
   }
   attempt->winner.set(winner);
   attempt->done.set(true);
+  // Before the waiters wake: from now on no wait on this attempt closes a cycle.
+  if (attempt->waited_on.get() && wait_graph_ != nullptr) wait_graph_->attempt_finished(attempt.get());
   entry.attempt.set(nullptr);
   entry.attempt_finished.notify_all();
 }

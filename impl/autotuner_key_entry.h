@@ -29,6 +29,8 @@ struct Attempt {
   typename Sync::template Var<bool> done{false};
   typename Sync::template Var<int> winner{-1};  // index into the config space; -1: it failed
   typename Sync::template Var<std::string> error;  // why it failed, when it failed
+  // Some thread waited on it: it is in the wait graph, to be taken out when it ends.
+  typename Sync::template Var<bool> waited_on{false};
 };
 
 // Aligned to a cache line, so that what a tuned call reads (key, next, winner: the first 48

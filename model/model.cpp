@@ -166,6 +166,7 @@ void judge_call_result(Step& step, const OpenCall& call, const CallView& view) {
                        thread_text(e.thread) + "'s re-entrant call on " + where() + " raised \"" + printable(*e.error) +
                            "\" instead of launching the fallback (re-entry policy fallback)");
   }
+  if (view.owned == Ownership::None && !view.reentrant) judge_cycle_closing_error(step, call);
   if (view.owned == Ownership::Failed && e.config && step.state.header.white_box)
     report_in_choice(step, Rule::R8, {view.owned_attempt_id, e.seq},
                      thread_text(e.thread) + "'s attempt " + std::to_string(view.owned_attempt_id) + " on " + where() +
@@ -236,6 +237,11 @@ void on_wait_begin(Step& step) {
                        thread_text(e.thread) + "'s re-entrant call on " + call->key.show() + " (seq " +
                            std::to_string(call->begin_seq) + ") waited at seq " + std::to_string(e.seq) +
                            " on the attempt its own thread owns");
+    else if (auto cycle = wait_cycle(in.state, e.thread, call->key))
+      report_in_choice(in, Rule::R11, {call->begin_seq, e.seq},
+                       thread_text(e.thread) + "'s call on " + call->key.show() + " (seq " +
+                           std::to_string(call->begin_seq) + ") waited at seq " + std::to_string(e.seq) +
+                           ", closing a cycle of waits: " + *cycle);
     else if (view.began_tuned && in.choice->history.last_invalidate_seq < call->begin_seq)
       report_in_choice(in, Rule::R10, {call->begin_seq, e.seq},
                        thread_text(e.thread) + "'s call on " + call->key.show() + " began at seq " +
@@ -243,6 +249,7 @@ void on_wait_begin(Step& step) {
                            std::to_string(e.seq));
   });
   call->wait_open_seq = e.seq;
+  call->waits_on_attempt = attempt_to_wait_on(step.state, call->key);
 }
 
 void on_wait_end(Step& step) {

@@ -1,5 +1,5 @@
 // The state-machine model of the reference autotuner: one pure step function over the trace
-// alphabet (event.h), judged by rules R1-R10 (docs/rules.md).
+// alphabet (event.h), judged by rules R1-R11 (docs/rules.md).
 //
 // Contract (the model is the oracle for the trace checker, the property tests, Relacy and Spin):
 //
@@ -94,6 +94,8 @@ struct OpenCall {
   std::int64_t launch_seq = 0;
   std::optional<std::int64_t> wait_open_seq{};  // white-box: the open wait_begin
   std::int64_t last_wait_begin_seq = -1;        // white-box: the begin of the last closed wait
+  std::int64_t waits_on_attempt = 0;  // white-box: the attempt in flight at the open wait_begin
+                                      // (its id; 0: none), the edge of the wait graph (R11)
   bool operator==(const OpenCall&) const = default;
 };
 

@@ -12,7 +12,7 @@ struct RuleText {
 };
 
 // Indexed by the rule's number minus one; the order must follow enum Rule.
-constexpr std::array<RuleText, 10> kRules{{
+constexpr std::array<RuleText, 11> kRules{{
     {"R1", "nesting"},
     {"R2", "exclusive tuning"},
     {"R3", "single tuning"},
@@ -23,6 +23,7 @@ constexpr std::array<RuleText, 10> kRules{{
     {"R8", "error propagation"},
     {"R9", "re-entry"},
     {"R10", "isolation"},
+    {"R11", "no wait cycle"},
 }};
 
 const RuleText& text_of(Rule rule) { return kRules.at(static_cast<std::size_t>(rule) - 1); }

@@ -1,4 +1,4 @@
-// What the model reports when a trace breaks a rule (R1-R10, docs/rules.md).
+// What the model reports when a trace breaks a rule (R1-R11, docs/rules.md).
 #pragma once
 
 #include <cstddef>
@@ -9,11 +9,11 @@
 
 namespace safetune::model {
 
-enum class Rule : std::uint8_t { R1 = 1, R2, R3, R4, R5, R6, R7, R8, R9, R10 };
-inline constexpr std::size_t kRuleCount = 10;
+enum class Rule : std::uint8_t { R1 = 1, R2, R3, R4, R5, R6, R7, R8, R9, R10, R11 };
+inline constexpr std::size_t kRuleCount = 11;
 inline constexpr std::size_t rule_index(Rule rule) { return static_cast<std::size_t>(rule) - 1; }  // 0-based
 
-std::string_view rule_id(Rule rule);    // "R1" ... "R10"
+std::string_view rule_id(Rule rule);    // "R1" ... "R11"
 std::string_view rule_name(Rule rule);  // "nesting", "exclusive tuning", ...
 
 struct Violation {

@@ -1,0 +1,108 @@
+// R11 no wait cycle (white-box): the waits form a graph, thread -> the attempt it waits on ->
+// that attempt's owner; no wait may close a cycle in it, and a call that would close one gets the
+// re-entry policy's answer, judged as R9 judges a re-entrant call.
+//
+// A waiting thread waits in its innermost call (it is blocked there), on the attempt that was in
+// flight on that call's key when its wait_begin came (OpenCall::waits_on_attempt). The edge lasts
+// while that attempt is in flight: its tune_end releases the waiter, even before the waiter's
+// wait_end is recorded. So the walk from an attempt's owner reads one map entry per thread.
+#include <vector>
+
+#include "model_internal.h"
+
+namespace safetune::model::detail {
+
+namespace {
+
+// A cycle names its edges, but a report stays short however many threads it runs through.
+constexpr std::size_t kShownEdges = 8;
+
+// White-box keys have one choice: its attempts in flight (more than one only when R2 is broken).
+const std::vector<Attempt>* in_flight(const State& state, const KeyId& key) {
+  auto it = state.keys.find(key);
+  return it == state.keys.end() ? nullptr : &it->second.choices.front().in_flight;
+}
+
+// The attempt that a wait on `key` begun now waits on: the latest in flight, or null.
+const Attempt* latest_in_flight(const State& state, const KeyId& key) {
+  const std::vector<Attempt>* attempts = in_flight(state, key);
+  return attempts == nullptr || attempts->empty() ? nullptr : &attempts->back();
+}
+
+// The attempt with this id, while it is in flight on `key`; null once it ended (or for id 0).
+const Attempt* attempt_in_flight(const State& state, const KeyId& key, std::int64_t id) {
+  const std::vector<Attempt>* attempts = in_flight(state, key);
+  if (attempts == nullptr || id == 0) return nullptr;
+  for (const Attempt& attempt : *attempts)
+    if (attempt.id == id) return &attempt;
+  return nullptr;
+}
+
+std::string edge_text(const ThreadName& waiter, const KeyId& key, const Attempt& attempt) {
+  return thread_text(waiter) + " waits on " + key.show() + " (attempt " + seq_text(attempt.id) + ", owner " +
+         thread_text(attempt.owner) + ")";
+}
+
+std::string joined(const std::vector<std::string>& edges) {
+  std::string text;
+  for (std::size_t i = 0; i < edges.size() && i < kShownEdges; ++i) text += (i == 0 ? "" : ", ") + edges[i];
+  if (edges.size() > kShownEdges) text += ", ... (" + std::to_string(edges.size() - kShownEdges) + " more)";
+  return text;
+}
+
+}  // namespace
+
+std::int64_t attempt_to_wait_on(const State& state, const KeyId& key) {
+  const Attempt* attempt = latest_in_flight(state, key);
+  return attempt != nullptr ? attempt->id : 0;
+}
+
+std::optional<std::string> wait_cycle(const State& state, const ThreadName& thread, const KeyId& key) {
+  if (!state.header.white_box) return std::nullopt;
+  const Attempt* attempt = latest_in_flight(state, key);
+  if (attempt == nullptr || attempt->owner == thread) return std::nullopt;  // no wait, or R9's
+  std::vector<std::string> edges{edge_text(thread, key, *attempt)};
+  // Each step moves to another waiting thread; more steps than threads would be a cycle that
+  // does not pass through `thread` (an R11 already reported), which this wait does not close.
+  for (std::size_t step = 0; step <= state.threads.size(); ++step) {
+    const ThreadName owner = attempt->owner;
+    if (owner == thread) return joined(edges);
+    auto it = state.threads.find(owner);
+    if (it == state.threads.end()) return std::nullopt;
+    const OpenCall& innermost = state.calls.at(it->second.back());
+    if (!innermost.wait_open_seq) return std::nullopt;
+    attempt = attempt_in_flight(state, innermost.key, innermost.waits_on_attempt);
+    if (attempt == nullptr) return std::nullopt;  // that attempt ended: its waiter is released
+    edges.push_back(edge_text(owner, innermost.key, *attempt));
+  }
+  return std::nullopt;
+}
+
+void judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::string& cycle) {
+  const Event& e = step.event;
+  const std::string head = thread_text(e.thread) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
+                           ") launched " + printable(*e.config) + " at " + seq_text(e.seq) +
+                           " instead of waiting, as a wait would have closed a cycle (" + cycle + "); ";
+  if (step.state.header.policy.reentry == ReentryPolicy::Error)
+    return report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},
+                            head + "re-entry policy error demands an error and no launch");
+  auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
+  if (!fallback || *fallback != *e.config)
+    report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},
+                     head + "re-entry policy fallback demands the fallback " +
+                         (fallback ? printable(*fallback) : std::string("(none)")));
+}
+
+void judge_cycle_closing_error(Step& step, const OpenCall& call) {
+  const Event& e = step.event;
+  if (step.state.header.policy.reentry != ReentryPolicy::Fallback || call.launches > 0 || !e.error) return;
+  const std::optional<std::string> cycle = wait_cycle(step.state, e.thread, call.key);
+  if (!cycle) return;
+  report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},
+                   thread_text(e.thread) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
+                       ") raised \"" + printable(*e.error) + "\" at " + seq_text(e.seq) +
+                       " where a wait would have closed a cycle (" + *cycle +
+                       "); re-entry policy fallback demands the fallback");
+}
+
+}  // namespace safetune::model::detail
