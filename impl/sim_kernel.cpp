@@ -63,6 +63,8 @@ void validate(const SimKernelOptions& options) {
           "work must be in [0, 1000000] ns, got " + std::to_string(options.work.count()) + " ns");
   require(options.jitter >= 0.0 && options.jitter <= 1.0, options,
           "jitter must be in [0, 1], got " + std::to_string(options.jitter));
+  require(options.time_levels >= 0 && options.time_levels <= 1'000'000, options,
+          "time_levels must be in [0, 1000000], got " + std::to_string(options.time_levels));
 }
 
 SimKernel::SimKernel(const SimDevice& device, SimKernelOptions options)
@@ -106,7 +108,10 @@ double SimKernel::expected_time_ns(std::string_view key, const Config& config) c
   hash.add(options_.name);
   hash.add(key);
   hash.add(config.str());
-  return 1000.0 + static_cast<double>(hash.value() % 1'000'000);
+  constexpr std::uint64_t kRange = 1'000'000;
+  if (options_.time_levels == 0) return 1000.0 + static_cast<double>(hash.value() % kRange);
+  const auto levels = static_cast<std::uint64_t>(options_.time_levels);
+  return 1000.0 + static_cast<double>(hash.value() % levels * (kRange / levels));
 }
 
 void SimKernel::enqueue_work(SimStream& stream) {

@@ -38,6 +38,9 @@ struct SimKernelOptions {
   bool noop = false;                     // launch does nothing (hot-path benchmark)
   std::vector<Config> fail_launch = {};   // launch and benchmark throw LaunchError
   std::vector<Config> fail_benchmark = {};  // benchmark throws LaunchError; launch works
+  // 0: times are all but never equal. n > 0: each time is one of n values, so that configs tie
+  // (the tie rule, R4: the config benchmarked first wins). In [0, 1000000].
+  int time_levels = 0;
 };
 
 // Throws std::invalid_argument naming the option, its value and the kernel.
@@ -52,7 +55,8 @@ class SimKernel final : public Kernel {
   void launch(const Invocation& inv, const Config& config) override;
   double benchmark(const Invocation& inv, const Config& config) override;
 
-  // The time benchmark() returns: an integer number of ns in [1000, 1000999]. Cheap (a hash).
+  // The time benchmark() returns: an integer number of ns in [1000, 1000999], one of
+  // time_levels values when that is set. Cheap (a hash).
   double expected_time_ns(std::string_view key, const Config& config) const;
 
   std::uint64_t launches() const { return launches_.load(std::memory_order_relaxed); }

@@ -9,8 +9,9 @@
 //   Lock             RAII holder of a Mutex (scoped), for the annotations below. Relockable, as
 //                    std::unique_lock: unlock() and lock() again before the scope ends (the
 //                    autotuner never does; the broken subjects' steps in stress/subjects/ do).
-//   CondVar          wait(Lock&) (spurious wake-ups allowed), notify_all(); notify_one() exists
-//                    only for the broken subject that wakes too few waiters.
+//   CondVar          wait(Lock&) (spurious wake-ups allowed, so every wait is in a loop that
+//                    re-checks its condition), notify_all(); notify_one() exists only for the
+//                    broken subject that wakes too few waiters.
 //   Atomic<T>        load(order) / store(value, order), as std::atomic.
 //   Var<T>           a plain shared variable: every access is get() or set(value), or mut() for
 //                    an in-place update, so a checker policy can see each one (rl::var's `v($)`).
@@ -24,7 +25,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <random>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -79,14 +83,27 @@ struct StdSync {
 
   class CondVar {
    public:
-    // Releases the lock while blocked and holds it again on return.
-    void wait(Lock& lock) { cv_.wait(lock.lock_); }
+    // Releases the lock while blocked and holds it again on return. May return with no notify,
+    // as the standard allows; with spurious_wakeups() on it does so on purpose (see below).
+    void wait(Lock& lock) {
+      if (spurious_wakeups_.load(std::memory_order_relaxed) && spurious_draw()) {
+        cv_.wait_for(lock.lock_, kSpuriousWakeAfter);
+        return;
+      }
+      cv_.wait(lock.lock_);
+    }
     void notify_all() { cv_.notify_all(); }
     void notify_one() { cv_.notify_one(); }
 
    private:
     std::condition_variable cv_;
   };
+
+  // Stress runs turn this on (the full mix), so that a waiter that trusts its wake-up instead of
+  // re-checking its condition is caught: about one wait in four then returns after at most
+  // kSpuriousWakeAfter, notified or not. Off by default; it costs a wait one relaxed load (it
+  // orders nothing: a flag read by the waiting thread alone).
+  static void spurious_wakeups(bool on) { spurious_wakeups_.store(on, std::memory_order_relaxed); }
 
   template <class T>
   using Atomic = std::atomic<T>;
@@ -106,6 +123,15 @@ struct StdSync {
 
   using ThreadId = std::thread::id;
   static ThreadId thread_id() { return std::this_thread::get_id(); }
+
+ private:
+  static constexpr std::chrono::microseconds kSpuriousWakeAfter{20};
+  // One wait in four, from a per-thread generator (no shared state, no synchronization).
+  static bool spurious_draw() {
+    thread_local std::minstd_rand draws(static_cast<unsigned>(std::hash<std::thread::id>{}(thread_id())));
+    return draws() % 4 == 0;
+  }
+  static inline std::atomic<bool> spurious_wakeups_{false};
 };
 
 }  // namespace safetune

@@ -120,12 +120,14 @@ void settle_all_pending(State& state, Choice& choice);
 // --- the wait graph: R11 (model_wait_cycle.cpp) ---
 // White-box: the id of the attempt in flight on `key` that a wait_begin now waits on (0: none).
 std::int64_t attempt_to_wait_on(const State& state, const KeyId& key);
-// White-box: the cycle of waits that `thread` would close by waiting now on the attempt in flight
-// on `key`, shown edge by edge; nullopt when it would close none (and always in black-box traces).
+// The cycle of waits that `thread` would close by waiting now on the attempt in flight on `key`,
+// shown edge by edge; nullopt when it would close none. Black-box: the cycle of possible waits
+// that the trace shows (model_wait_cycle.cpp).
 std::optional<std::string> wait_cycle(const State& state, const ThreadName& thread, const KeyId& key);
-// A launch that is no valid answer by R5/R6, by a call that would have closed `cycle`: judged as
-// R9 judges a re-entrant call, as R11.
-void judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::string& cycle);
+// A launch that is no valid answer by R5/R6, by a call that would have closed `cycle`. White-box:
+// judged as R9 judges a re-entrant call, as R11, and true. Black-box: true when it is the
+// fallback under re-entry policy fallback (the cycle's answer); false leaves it to R5/R6.
+bool judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::string& cycle);
 // A call that raised without launching while a wait would have closed a cycle: under re-entry
 // policy fallback it had to launch the fallback (R11).
 void judge_cycle_closing_error(Step& step, const OpenCall& call);

@@ -67,7 +67,8 @@ void judge_or_wait(Step& step, const OpenCall& call, const CallView& view) {
   Choice& choice = *step.choice;
   WindowFacts window = window_facts(step.state, choice, call, view, *e.config);
   if (is_right(window)) return;
-  if (auto cycle = wait_cycle(step.state, e.thread, call.key)) return judge_cycle_closing_launch(step, call, *cycle);
+  if (auto cycle = wait_cycle(step.state, e.thread, call.key); cycle && judge_cycle_closing_launch(step, call, *cycle))
+    return;
   std::string state_before = describe(step.state, call.key, e.thread, &choice);
   if (window.unsettled.empty())
     return judge_in_choice(choice, e.thread, call.key, window, *e.config, e.seq, state_before);

@@ -2,10 +2,19 @@
 // that attempt's owner; no wait may close a cycle in it, and a call that would close one gets the
 // re-entry policy's answer, judged as R9 judges a re-entrant call.
 //
-// A waiting thread waits in its innermost call (it is blocked there), on the attempt that was in
-// flight on that call's key when its wait_begin came (OpenCall::waits_on_attempt). The edge lasts
-// while that attempt is in flight: its tune_end releases the waiter, even before the waiter's
-// wait_end is recorded. So the walk from an attempt's owner reads one map entry per thread.
+// White-box: a waiting thread waits in its innermost call (it is blocked there), on the attempt
+// that was in flight on that call's key when its wait_begin came (OpenCall::waits_on_attempt).
+// The edge lasts while that attempt is in flight: its tune_end releases the waiter, even before
+// the waiter's wait_end is recorded. So the walk from an attempt's owner reads one map entry per
+// thread.
+//
+// Black-box traces show no waits and no attempt's begin, so the graph is read from what they do
+// show: only an owner's hook or benchmark calls out, so an open call that has not launched owns
+// its key's attempt when it holds an inner call or has benched; and a thread whose innermost call
+// has neither launched nor benched may be waiting in it. A launch of the fallback (policy
+// fallback) by a call that such a graph puts on a cycle is the cycle's answer, not an early use:
+// had that call waited, every thread of the cycle would have waited for ever.
+#include <set>
 #include <vector>
 
 #include "model_internal.h"
@@ -43,6 +52,45 @@ std::string edge_text(const ThreadName& waiter, const KeyId& key, const Attempt&
          thread_text(attempt.owner) + ")";
 }
 
+std::string joined(const std::vector<std::string>& edges);
+
+// Black-box: whether `call` visibly owns its key's attempt (see the top of the file).
+bool visibly_owns(const State& state, const OpenCall& call) {
+  if (call.launches > 0) return false;
+  return call.first_bench.has_value() || state.threads.at(call.thread).back() != call.begin_seq;
+}
+
+// Black-box: a path of possible waits from `thread`, which owns an attempt on some key, back to
+// `closing`; appended to `edges`. Depth-first over the owners of each key, each thread once.
+bool reaches(const State& state, const ThreadName& thread, const ThreadName& closing, std::set<ThreadName>& seen,
+             std::vector<std::string>& edges) {
+  if (thread == closing) return true;
+  if (!seen.insert(thread).second) return false;
+  const OpenCall& innermost = state.calls.at(state.threads.at(thread).back());
+  if (innermost.launches > 0 || innermost.first_bench) return false;  // running, not waiting
+  for (const std::int64_t seq : state.keys.at(innermost.key).open_calls) {
+    const OpenCall& owner = state.calls.at(seq);
+    if (owner.thread == thread || !visibly_owns(state, owner)) continue;
+    edges.push_back(thread_text(thread) + " may wait on " + innermost.key.show() + " (owner " +
+                    thread_text(owner.thread) + ")");
+    if (reaches(state, owner.thread, closing, seen, edges)) return true;
+    edges.pop_back();
+  }
+  return false;
+}
+
+std::optional<std::string> black_box_cycle(const State& state, const ThreadName& thread, const KeyId& key) {
+  std::set<ThreadName> seen;
+  for (const std::int64_t seq : state.keys.at(key).open_calls) {
+    const OpenCall& owner = state.calls.at(seq);
+    if (owner.thread == thread || !visibly_owns(state, owner)) continue;
+    std::vector<std::string> edges{thread_text(thread) + " would wait on " + key.show() + " (owner " +
+                                   thread_text(owner.thread) + ")"};
+    if (reaches(state, owner.thread, thread, seen, edges)) return joined(edges);
+  }
+  return std::nullopt;
+}
+
 std::string joined(const std::vector<std::string>& edges) {
   std::string text;
   for (std::size_t i = 0; i < edges.size() && i < kShownEdges; ++i) text += (i == 0 ? "" : ", ") + edges[i];
@@ -58,7 +106,7 @@ std::int64_t attempt_to_wait_on(const State& state, const KeyId& key) {
 }
 
 std::optional<std::string> wait_cycle(const State& state, const ThreadName& thread, const KeyId& key) {
-  if (!state.header.white_box) return std::nullopt;
+  if (!state.header.white_box) return black_box_cycle(state, thread, key);
   const Attempt* attempt = latest_in_flight(state, key);
   if (attempt == nullptr || attempt->owner == thread) return std::nullopt;  // no wait, or R9's
   std::vector<std::string> edges{edge_text(thread, key, *attempt)};
@@ -78,24 +126,27 @@ std::optional<std::string> wait_cycle(const State& state, const ThreadName& thre
   return std::nullopt;
 }
 
-void judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::string& cycle) {
+bool judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::string& cycle) {
   const Event& e = step.event;
+  auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
+  const bool fallback_answer = step.state.header.policy.reentry == ReentryPolicy::Fallback && fallback == e.config;
+  if (!step.state.header.white_box) return fallback_answer;  // else judged as any launch
   const std::string head = thread_text(e.thread) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
                            ") launched " + printable(*e.config) + " at " + seq_text(e.seq) +
                            " instead of waiting, as a wait would have closed a cycle (" + cycle + "); ";
   if (step.state.header.policy.reentry == ReentryPolicy::Error)
-    return report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},
-                            head + "re-entry policy error demands an error and no launch");
-  auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
-  if (!fallback || *fallback != *e.config)
+    report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},
+                     head + "re-entry policy error demands an error and no launch");
+  else if (!fallback_answer)
     report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},
                      head + "re-entry policy fallback demands the fallback " +
                          (fallback ? printable(*fallback) : std::string("(none)")));
+  return true;
 }
 
 void judge_cycle_closing_error(Step& step, const OpenCall& call) {
   const Event& e = step.event;
-  if (step.state.header.policy.reentry != ReentryPolicy::Fallback || call.launches > 0 || !e.error) return;
+  if (!step.state.header.white_box || step.state.header.policy.reentry != ReentryPolicy::Fallback || call.launches > 0 || !e.error) return;
   const std::optional<std::string> cycle = wait_cycle(step.state, e.thread, call.key);
   if (!cycle) return;
   report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},

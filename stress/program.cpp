@@ -41,10 +41,12 @@ Step make_step(Dice& dice, const ProgramShape& shape, const ProgramMix& mix) {
     step.invalidate = true;
     return step;
   }
-  const bool can_nest = step.key + 1 < shape.keys;
+  const bool can_nest = shape.keys > 1;
   step.hook = pick_hook(dice, mix, can_nest);
-  if (step.hook == HookAction::Nested) {
-    step.nested_key = step.key + 1 + dice.below(shape.keys - step.key - 1);
+  if (step.hook == HookAction::None || step.hook == HookAction::FailAll) return step;
+  step.hook_config = dice.below(shape.configs);
+  if (step.hook == HookAction::Nested) {  // any key but its own: key + 1 .. key + keys - 1, wrapped
+    step.nested_key = (step.key + 1 + dice.below(shape.keys - 1)) % shape.keys;
   }
   return step;
 }
@@ -60,7 +62,7 @@ ThreadProgram make_thread(std::uint64_t thread_seed, const ProgramShape& shape,
 
 std::vector<int> make_faults(Dice& dice, const ProgramShape& shape, const ProgramMix& mix) {
   std::vector<int> failing;
-  for (int config = kFallbackConfig + 1; config < shape.configs; ++config) {
+  for (int config = 0; config < shape.configs; ++config) {
     if (dice.chance(mix.failing_config)) failing.push_back(config);
   }
   return failing;
@@ -89,6 +91,9 @@ Program generate_program(const ProgramShape& shape, const ProgramMix& mix, std::
   Dice device_dice(mix64(round_seed));
   program.device_seed = device_dice.next();
   program.failing_configs = make_faults(device_dice, shape, mix);
+  program.bench_lock = device_dice.chance(mix.bench_lock);
+  program.time_levels = mix.time_levels;
+  program.spurious_wakeups = mix.spurious_wakeups;
   return program;
 }
 
@@ -100,13 +105,27 @@ std::string describe(const Program& program) {
     for (const Step& step : thread_program.steps) {
       out << ' ' << (step.invalidate ? "inv:" : "") << key_name(step.key) << hook_name(step.hook);
       if (step.hook == HookAction::Nested) out << key_name(step.nested_key);
+      if (step.hook != HookAction::None && step.hook != HookAction::FailAll) out << '@' << step.hook_config;
     }
     out << '\n';
   }
   out << "device seed " << program.device_seed << ", failing configs:";
   for (int config : program.failing_configs) out << ' ' << config;
-  out << '\n';
+  out << ", bench lock " << (program.bench_lock ? "on" : "off") << ", time levels " << program.time_levels
+      << ", spurious wake-ups " << (program.spurious_wakeups ? "on" : "off") << '\n';
   return out.str();
+}
+
+ProgramMix ProgramMix::full() {
+  return ProgramMix{.invalidate = 0.15,
+                    .reenter = 0.05,
+                    .nested = 0.4,
+                    .throwing_hook = 0.05,
+                    .failing_attempt = 0.1,
+                    .failing_config = 0.1,
+                    .bench_lock = 0.5,
+                    .time_levels = 4,
+                    .spurious_wakeups = true};
 }
 
 const std::vector<std::string>& mix_names() {

@@ -5,9 +5,9 @@
 // every run and every compiler (it uses only std::mt19937_64 and modular arithmetic, never the
 // implementation-defined std distributions). That is what makes the printed replay line replay.
 //
-// Nested calls only go from key i to a key j > i. Under the block policy a cycle of nested
-// tunings (A tunes k0 and nests into k1 while B tunes k1 and nests into k0) is a real deadlock of
-// the protocol, not a bug of the subject, so programs never contain one.
+// A nested call goes from its key to any other key, so programs contain cycles of nested tunings
+// (A tunes k0 and nests into k1 while B tunes k1 and nests into k0). Waiting there would deadlock;
+// a correct subject answers the call that would close the cycle as it answers re-entry (R11).
 #pragma once
 
 #include <cstdint>
@@ -19,21 +19,26 @@ namespace safetune::stress {
 // Rates in [0, 1]. The default is plain calls only, so that a run's counts are exact.
 struct ProgramMix {
   double invalidate = 0;      // a step is an invalidate instead of a call
-  double reenter = 0;         // a call's first pre-bench hook re-enters the same key
-  double nested = 0;          // ... or calls a later key (nested tuning)
-  double throwing_hook = 0;   // ... or throws (a failed bench)
-  double failing_config = 0;  // each config but the fallback fails to launch and to benchmark
-  double failing_attempt = 0; // ... or throws before EVERY config: the whole attempt fails
+  // A call that owns an attempt: the pre-bench hook of one of its configs (any, drawn per call)...
+  double reenter = 0;         // ... re-enters the same key
+  double nested = 0;          // ... or calls another key (nested tuning, in any order)
+  double throwing_hook = 0;   // ... or throws (a failed bench of that config)
+  double failing_attempt = 0; // ... or every hook of the call throws: the whole attempt fails
+  double failing_config = 0;  // each config of the space fails to launch and to benchmark
+  double bench_lock = 0;      // the round shares one bench lock between the subject's benchmarks
+  int time_levels = 0;        // > 0: the sim's times take this many values, so configs tie
+  bool spurious_wakeups = false;  // waits of the sync policy wake spuriously (impl/sync.h)
 
   static ProgramMix plain() { return {}; }
-  static ProgramMix full() { return {0.05, 0.05, 0.05, 0.05, 0.1}; }
+  // Every path of the reference, each at a rate that shows in every default-length run.
+  static ProgramMix full();
 };
 
 // The named mixes `--mix` accepts. Besides plain and full, each names the situation one bug class
 // lives in (a broken subject declares it as its scenario, stress/subject.h):
 //   reentry: half of the owners' first hooks re-enter the same key, with invalidations so that
 //            keys are tuned again and again;
-//   nested:  half of them call a later key (nested tuning), with invalidations;
+//   nested:  half of them call another key (nested tuning, cycles included), with invalidations;
 //   faults:  seven in ten owners' attempts fail on every config, with 5% invalidations, so that
 //            keys go cold and fail again all through the run (each failure with waiters is a
 //            chance for a bug of error propagation to show).
@@ -50,18 +55,15 @@ struct ProgramShape {
   int calls = 200;  // steps per thread
 };
 
-// The fallback config (index 0) never fails: the fallback policies promise a launch of it, so a
-// failing fallback would make the reference break R6/R9 through no fault of its own.
-inline constexpr int kFallbackConfig = 0;
-
-// Throw fails the first benched config of the call; FailAll fails every config it benches.
+// Throw fails the config whose hook fires; FailAll fails every config the call benches.
 enum class HookAction : std::uint8_t { None, Reenter, Nested, Throw, FailAll };
 
 struct Step {
   bool invalidate = false;  // true: invalidate `key`; false: call `key`
   int key = 0;
   HookAction hook = HookAction::None;
-  int nested_key = -1;      // the key a Nested hook calls (> key)
+  int hook_config = 0;      // the config (index) whose pre-bench hook fires the action
+  int nested_key = -1;      // the key a Nested hook calls (!= key)
 };
 
 struct ThreadProgram {
@@ -72,6 +74,9 @@ struct Program {
   std::vector<ThreadProgram> threads;
   std::vector<int> failing_configs;  // indexes into the config space, ascending
   std::uint64_t device_seed = 0;     // seeds the sim device: stream noise and bench times
+  bool bench_lock = false;           // the round's subject shares one bench lock
+  int time_levels = 0;               // as ProgramMix::time_levels
+  bool spurious_wakeups = false;     // as ProgramMix::spurious_wakeups
 };
 
 Program generate_program(const ProgramShape& shape, const ProgramMix& mix, std::uint64_t seed,

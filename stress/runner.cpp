@@ -22,19 +22,36 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kMonitorPeriod{20};
+// A nested hook works this long before its call, so that its owner stays in its attempt long
+// enough for another owner to call back into its key: the cycles of nested tunings (R11) then
+// show several times in every default-length run of the full mix, not once in a few.
+constexpr std::chrono::microseconds kNestedHookWork{100};
 
 // The step whose hook action has not fired yet on this worker thread: set before a top-level
-// call, taken by the first pre-bench hook of that call (a FailAll step by none), cleared after
-// the call.
+// call, taken by the pre-bench hook of the config it names (a FailAll step by none: it fails
+// every config), cleared after the call.
 thread_local const Step* pending_hook = nullptr;
 thread_local int worker_index = -1;
 
 sim::SimKernelOptions kernel_options(const Program& program, const ConfigSpace& space) {
   sim::SimKernelOptions options;
   options.name = kStressKernelName;
+  options.time_levels = program.time_levels;
   for (int config : program.failing_configs) options.fail_launch.push_back(space[config]);
   return options;
 }
+
+// Spurious wake-ups of StdSync's waits for one round (ProgramMix::spurious_wakeups).
+class SpuriousWakeups {
+ public:
+  explicit SpuriousWakeups(bool on) : on_(on) { StdSync::spurious_wakeups(on_); }
+  ~SpuriousWakeups() { StdSync::spurious_wakeups(false); }
+  SpuriousWakeups(const SpuriousWakeups&) = delete;
+  SpuriousWakeups& operator=(const SpuriousWakeups&) = delete;
+
+ private:
+  const bool on_;
+};
 
 model::Header round_header(const StressOptions& options, const SubjectInfo& subject,
                            const ConfigSpace& space, const std::optional<Config>& fallback) {
@@ -48,10 +65,20 @@ model::Header round_header(const StressOptions& options, const SubjectInfo& subj
   return header;
 }
 
-std::optional<Config> fallback_for(const StressOptions& options, const ConfigSpace& space) {
+// The device's config outside the space: the fallback of the fallback policies, and the work a
+// failing hook launches.
+Config outside_config(const StressOptions& options) {
+#ifdef SAFETUNE_HAS_CUDA
+  if (options.device == "cuda") return cuda::CudaStressWorkload::fallback_config();
+#endif
+  (void)options;
+  return stress_fallback_config();
+}
+
+std::optional<Config> fallback_for(const StressOptions& options) {
   const bool needed = options.wait == model::WaitPolicy::Fallback ||
                       options.reentry == model::ReentryPolicy::Fallback;
-  return needed ? std::optional<Config>(space[kFallbackConfig]) : std::nullopt;
+  return needed ? std::optional<Config>(outside_config(options)) : std::nullopt;
 }
 
 // --device cuda: the real device (vector add per stream, outputs verified after every call);
@@ -78,9 +105,11 @@ class Round {
       : program_(program),
         workload_(open_workload(options)),
         space_(round_space(options)),
-        fallback_(fallback_for(options, space_)),
+        outside_(outside_config(options)),
+        fallback_(fallback_for(options)),
         device_(sim::SimDeviceOptions{program.device_seed, sim::RandomDelayOptions{}}),
         kernel_(device_, kernel_options(program, space_)),
+        spurious_wakeups_(program.spurious_wakeups),
         recorder_(round_header(options, subject, space_, fallback_)),
         white_box_(subject.white_box) {
     for (std::size_t i = 0; i < program.threads.size(); ++i) {
@@ -115,7 +144,7 @@ class Round {
         .fallback = fallback_,
         .observer = white_box_ ? &recorder_ : nullptr,
         .bench_lock = workload_ ? &workload_->bench_lock()  // on by default for CUDA
-                      : options.bench_lock ? &bench_lock_ : nullptr,
+                      : options.bench_lock || program_.bench_lock ? &bench_lock_ : nullptr,
         .pre_bench_hook = [this](const Invocation& inv, const Config& config) {
           on_pre_bench(inv, config);
         }};
@@ -219,17 +248,20 @@ class Round {
     if (pending_hook != nullptr && pending_hook->hook == HookAction::FailAll) {
       // A failing config still costs device time (its set-up ran on the stream), so an attempt
       // that fails throughout lasts about as long as one that succeeds and has waiters.
-      kernel_.launch(inv, space_[kFallbackConfig]);
+      device_kernel().launch(inv, outside_);
       inv.stream.synchronize();
       return throw_hook_failure(inv, config);
     }
+    // Any other action fires once, at the hook of the config it names.
+    if (pending_hook == nullptr || space_.index_of(config) != static_cast<std::size_t>(pending_hook->hook_config)) return;
     const Step* step = std::exchange(pending_hook, nullptr);
-    if (step == nullptr) return;
     switch (step->hook) {
       case HookAction::None:
       case HookAction::FailAll: return;
       case HookAction::Reenter: return run_call(std::string(inv.key));
-      case HookAction::Nested: return run_call(key_name(step->nested_key));
+      case HookAction::Nested:
+        std::this_thread::sleep_for(kNestedHookWork);
+        return run_call(key_name(step->nested_key));
       case HookAction::Throw: return throw_hook_failure(inv, config);
     }
   }
@@ -255,10 +287,12 @@ class Round {
   const Program& program_;
   const std::unique_ptr<cuda::CudaStressWorkload> workload_;  // before streams_: outlives them
   const ConfigSpace space_;
+  const Config outside_;  // in no space: see outside_config()
   const std::optional<Config> fallback_;
   sim::SimDevice device_;
   std::vector<std::unique_ptr<Stream>> streams_;
   sim::SimKernel kernel_;
+  const SpuriousWakeups spurious_wakeups_;
   TraceRecorder recorder_;
   const bool white_box_;
   std::optional<RecordingKernel> recording_kernel_;
@@ -271,6 +305,8 @@ class Round {
 };
 
 }  // namespace
+
+Config stress_fallback_config() { return Config({{"BLOCK", 16}}); }
 
 ConfigSpace stress_config_space(int configs) {
   std::vector<Config> space;

@@ -43,6 +43,9 @@ struct RoundMonitor {
 // The kernel's trace name and its config space: C configs BLOCK=32, BLOCK=64, ...
 inline constexpr const char* kStressKernelName = "stress_kernel";
 ConfigSpace stress_config_space(int configs);
+// The fallback of the fallback policies: BLOCK=16, in no space, so that a launch of the fallback
+// is never mistaken for a tuned one (and no injected fault makes it fail).
+Config stress_fallback_config();
 
 RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,
                       const RoundMonitor& monitor);

@@ -101,6 +101,8 @@ std::unique_ptr<CudaStressWorkload> CudaStressWorkload::create(std::string kerne
   return std::make_unique<Workload>(std::move(kernel_name));
 }
 
+Config CudaStressWorkload::fallback_config() { return Config({{"BLOCK", 16}, {"ITEMS", 1}}); }
+
 ConfigSpace CudaStressWorkload::config_space(int count) {
   std::vector<Config> configs;
   for (int i = 0; i < count; ++i) {

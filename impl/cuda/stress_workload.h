@@ -10,7 +10,8 @@
 //   - verify(stream) copies that stream's output back, synchronizing that stream only (other
 //     threads' streams keep running), and throws OutputMismatch when any element differs from
 //     a + b. A thread verifies only its own stream.
-//   - config i of config_space(count) is BLOCK = 32 * (i % 32 + 1), ITEMS = i / 32 + 1.
+//   - config i of config_space(count) is BLOCK = 32 * (i % 32 + 1), ITEMS = i / 32 + 1;
+//     fallback_config() is BLOCK=16,ITEMS=1, in no space, so a fallback launch shows as one.
 //   - bench_lock() is the device's BenchLock: on by default for CUDA.
 #pragma once
 
@@ -33,6 +34,7 @@ class CudaStressWorkload {
   // Opens device 0. Throws CudaError when it cannot.
   static std::unique_ptr<CudaStressWorkload> create(std::string kernel_name);
   static ConfigSpace config_space(int count);
+  static Config fallback_config();
 
   virtual ~CudaStressWorkload() = default;
   virtual std::unique_ptr<Stream> new_stream() = 0;

@@ -17,9 +17,9 @@ class FallbackLeak final : public MiniTuner {
   Config on_busy_fallback(const Invocation& inv, Lock& lock, Entry& entry) override
       SAFETUNE_NO_THREAD_SAFETY_ANALYSIS {
     lock.unlock();
-    Config launched = launch(inv, fallback_index());
+    Config launched = launch(inv, kFallbackIndex);
     lock.lock();
-    remember(entry, fallback_index());  // BUG: a fallback is not a tuning result
+    remember(entry, kFallbackIndex);  // BUG: a fallback is not a tuning result
     return launched;
   }
 

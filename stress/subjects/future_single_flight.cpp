@@ -29,12 +29,17 @@ Config FutureSingleFlight::call(const Invocation& inv) {
   }
   if (flight.owner == std::this_thread::get_id()) {
     lock.unlock();
-    if (env_.reentry == model::ReentryPolicy::Fallback) return launch(inv, *env_.fallback);
-    throw std::logic_error("key '" + std::string(inv.key) + "': re-entrant call from the thread tuning it");
+    return reentry_answer(inv, "key '" + std::string(inv.key) + "': re-entrant call from the thread tuning it");
   }
   if (env_.wait == model::WaitPolicy::Fallback) {
     lock.unlock();
     return launch(inv, *env_.fallback);
+  }
+  const WaitGraph::Edge edge{flight.owner, flight.identity, env_.kernel.name(), std::string(inv.key)};
+  if (auto cycle = wait_graph_.wait_unless_cycle(std::this_thread::get_id(), edge, [] {})) {
+    lock.unlock();
+    return reentry_answer(inv, "key '" + std::string(inv.key) + "': waiting would close a cycle (" +
+                                   describe_cycle<StdSync>(std::this_thread::get_id(), *cycle) + ")");
   }
   return wait(inv, lock, flight.winner);
 }
@@ -48,12 +53,13 @@ void FutureSingleFlight::invalidate(std::string_view key) {
 
 Config FutureSingleFlight::own(const Invocation& inv, std::unique_lock<std::mutex>& lock) {
   std::promise<int> promise;
-  flights_[std::string(inv.key)] = Flight{promise.get_future().share(), std::this_thread::get_id()};
+  flights_[std::string(inv.key)] = Flight{promise.get_future().share(), std::this_thread::get_id(), &promise};
   report(model::EventKind::TuneBegin, inv.key, inv.stream.id());
   lock.unlock();
   std::string failures;
   const int winner = tune(inv, failures);
   lock.lock();
+  wait_graph_.attempt_finished(&promise);  // before any waiter wakes
   if (winner >= 0) {
     report(model::EventKind::TuneEnd, inv.key, inv.stream.id(), &env_.space[static_cast<std::size_t>(winner)].str());
     promise.set_value(winner);
@@ -109,6 +115,11 @@ int FutureSingleFlight::tune(const Invocation& inv, std::string& failures) {
     }
   }
   return best;
+}
+
+Config FutureSingleFlight::reentry_answer(const Invocation& inv, const std::string& why) {
+  if (env_.reentry == model::ReentryPolicy::Fallback) return launch(inv, *env_.fallback);
+  throw std::logic_error(why);
 }
 
 Config FutureSingleFlight::launch(const Invocation& inv, const Config& config) {

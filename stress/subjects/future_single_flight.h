@@ -7,7 +7,9 @@
 //     fastest success wins (a tie keeps the first); set_value publishes it.
 //   - A flight that has a value is the tuned key: the call launches the winner.
 //   - A flight in progress: its owner's own call (re-entry) gets the re-entry policy's answer;
-//     another thread launches the fallback (policy fallback) or waits on the future (block).
+//     another thread launches the fallback (policy fallback) or waits on the future (block),
+//     unless that wait would close a cycle of waits (safetune's WaitGraph, as a team may reuse
+//     it): then it gets the re-entry policy's answer too.
 //   - Every config failed: the owner erases the flight, so that the next call retries, then
 //     sets the failure as the future's exception, which every waiter's get() throws.
 //   - invalidate() erases a flight that has a value; a flight in progress is left alone.
@@ -30,6 +32,7 @@
 #include <string>
 #include <thread>
 
+#include "impl/wait_graph.h"
 #include "stress/subject.h"
 
 namespace safetune::stress::subjects {
@@ -47,6 +50,7 @@ class FutureSingleFlight : public Subject {
   struct Flight {
     std::shared_future<int> winner;  // the winner's index in the space, or the failure
     std::thread::id owner;
+    const void* identity = nullptr;  // its promise's address, for the wait graph
   };
 
   Config own(const Invocation& inv, std::unique_lock<std::mutex>& lock);
@@ -54,6 +58,7 @@ class FutureSingleFlight : public Subject {
   // Benches every config (no lock held) and returns the winner's index, or -1 with `failures`.
   int tune(const Invocation& inv, std::string& failures);
   Config launch(const Invocation& inv, const Config& config);
+  Config reentry_answer(const Invocation& inv, const std::string& why);
   void report(model::EventKind kind, std::string_view key, int stream, const std::string* config = nullptr,
               const std::string* error = nullptr, std::optional<double> time_ns = std::nullopt) const;
 
@@ -61,6 +66,7 @@ class FutureSingleFlight : public Subject {
   const WaiterTimeout waiter_timeout_;
   std::mutex mutex_;
   std::map<std::string, Flight, std::less<>> flights_;  // guarded by mutex_
+  WaitGraph wait_graph_;  // every walk of it holds mutex_ too
 };
 
 }  // namespace safetune::stress::subjects

@@ -10,7 +10,9 @@
 //     launches; if every config failed, the owner and its waiters get an error and the key is
 //     cold again;
 //   - tuning by another thread: wait (block) or launch the fallback (fallback);
-//   - tuning by this thread (re-entry): an error or the fallback, never a wait.
+//   - tuning by this thread (re-entry): an error or the fallback, never a wait;
+//   - tuning by a thread that waits, directly or through others, on an attempt of this thread:
+//     the same answer as re-entry, never a wait that would close a cycle (impl/wait_graph.h).
 // White-box events go to the environment's observer at the points that order them correctly:
 // tune_begin/tune_end, wait_begin/wait_end and invalidate under the mutex, bench after each
 // benchmark, launch after the kernel's launch.
@@ -38,6 +40,7 @@
 
 #include "impl/bench_lock.h"
 #include "impl/sync.h"
+#include "impl/wait_graph.h"
 #include "stress/subject.h"
 
 namespace safetune::stress::subjects {
@@ -72,7 +75,8 @@ class BasicMiniTuner : public Subject {
 
   struct Entry {
     Var<bool> tuned{false};
-    Var<int> config{0};  // the published winner's index while tuned (0 before any)
+    Var<int> config{0};  // the published winner's index while tuned (0 before any; fallback-leak
+                         // stores kFallbackIndex)
     Var<AttemptPtr> attempt;
   };
 
@@ -108,13 +112,17 @@ class BasicMiniTuner : public Subject {
   // ---- Helpers for the steps. ----
   // The owner's whole attempt; `lock` as for the steps.
   Config tune(const Invocation& inv, Lock& lock, Entry& entry) SAFETUNE_NO_THREAD_SAFETY_ANALYSIS;
-  Config launch(const Invocation& inv, int index);               // no mutex_ held
+  // The config at `index` in the space, or the fallback (kFallbackIndex); no mutex_ held.
+  Config launch(const Invocation& inv, int index);
   // Under mutex_: the key has no attempt in flight any more, unless a newer one replaced it.
   static void clear_attempt(Entry& entry, const Attempt& attempt);
   void report(model::EventKind kind, std::string_view key, int stream,
               const std::string* config = nullptr, const std::string* error = nullptr,
               std::optional<double> time_ns = std::nullopt) const noexcept;
-  int fallback_index() const;
+  // The index that stands for the fallback config, which may lie outside the space.
+  static constexpr int kFallbackIndex = -2;
+  // What re-entry and a cycle-closing call get: the fallback, or an error saying `why`.
+  Config reentry_answer(const Invocation& inv, const std::string& why);
 
   const SubjectEnvironment env_;
   BasicBenchLock<Sync>* const bench_lock_;
@@ -123,6 +131,12 @@ class BasicMiniTuner : public Subject {
 
  private:
   std::optional<double> bench_one(const Invocation& inv, const Config& config, std::string& failures);
+  // Enters the wait in wait_graph_, or returns the cycle it would close. Under mutex_, which
+  // every walk of the graph holds too, so wait_for's wait_begin report needs no more ordering.
+  std::optional<std::string> closes_cycle(const Invocation& inv, const AttemptPtr& attempt);
+
+  // This subject's waits; no hook of the harness calls another subject.
+  BasicWaitGraph<Sync> wait_graph_;
 
   // Nodes never move, so references to entries stay valid after mutex_ is released.
   Var<std::map<std::string, Entry, std::less<>>> entries_ SAFETUNE_GUARDED_BY(mutex_);
@@ -151,6 +165,10 @@ Config BasicMiniTuner<Sync>::call(const Invocation& inv) {
   if (!attempt) return tune(inv, lock, entry);
   if (attempt->owner == Sync::thread_id()) return on_reentry(inv, lock, entry);
   if (env_.wait == model::WaitPolicy::Fallback) return on_busy_fallback(inv, lock, entry);
+  if (auto cycle = closes_cycle(inv, attempt)) {
+    lock.unlock();
+    return reentry_answer(inv, "key '" + std::string(inv.key) + "': waiting would close a cycle of waits (" + *cycle + ")");
+  }
   yield.release();
   return wait_for(inv, lock, entry, std::move(attempt));
 }
@@ -166,14 +184,27 @@ void BasicMiniTuner<Sync>::invalidate(std::string_view key) {
 template <class Sync>
 Config BasicMiniTuner<Sync>::on_reentry(const Invocation& inv, Lock& lock, Entry&) {
   lock.unlock();
-  if (env_.reentry == model::ReentryPolicy::Fallback) return launch(inv, fallback_index());
-  throw std::logic_error("key '" + std::string(inv.key) + "': re-entrant call from its owner");
+  return reentry_answer(inv, "key '" + std::string(inv.key) + "': re-entrant call from its owner");
+}
+
+template <class Sync>
+Config BasicMiniTuner<Sync>::reentry_answer(const Invocation& inv, const std::string& why) {
+  if (env_.reentry == model::ReentryPolicy::Fallback) return launch(inv, kFallbackIndex);
+  throw std::logic_error(why);
+}
+
+template <class Sync>
+std::optional<std::string> BasicMiniTuner<Sync>::closes_cycle(const Invocation& inv, const AttemptPtr& attempt) {
+  const typename BasicWaitGraph<Sync>::Edge edge{attempt->owner, attempt.get(), env_.kernel.name(), std::string(inv.key)};
+  auto cycle = wait_graph_.wait_unless_cycle(Sync::thread_id(), edge, [] {});
+  if (!cycle) return std::nullopt;
+  return describe_cycle<Sync>(Sync::thread_id(), *cycle);
 }
 
 template <class Sync>
 Config BasicMiniTuner<Sync>::on_busy_fallback(const Invocation& inv, Lock& lock, Entry&) {
   lock.unlock();
-  return launch(inv, fallback_index());
+  return launch(inv, kFallbackIndex);
 }
 
 template <class Sync>
@@ -212,11 +243,13 @@ Config BasicMiniTuner<Sync>::tune(const Invocation& inv, Lock& lock, Entry& entr
   if (winner < 0) {
     attempt->error.set("key '" + std::string(inv.key) + "': every config failed: " + failures);
     fail(inv, entry, *attempt);
+    wait_graph_.attempt_finished(attempt.get());  // under mutex_: before any waiter runs
     const std::string error = attempt->error.get();
     lock.unlock();
     throw std::runtime_error(error);
   }
   publish(inv, entry, *attempt, winner);
+  wait_graph_.attempt_finished(attempt.get());
   lock.unlock();
   Config launched = launch(inv, winner);
   after_owner_launch(entry, winner);
@@ -289,7 +322,7 @@ void BasicMiniTuner<Sync>::clear_attempt(Entry& entry, const Attempt& attempt) {
 
 template <class Sync>
 Config BasicMiniTuner<Sync>::launch(const Invocation& inv, int index) {
-  const Config& config = env_.space[static_cast<std::size_t>(index)];
+  const Config& config = index == kFallbackIndex ? *env_.fallback : env_.space[static_cast<std::size_t>(index)];
   env_.kernel.launch(inv, config);
   report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
   return config;
@@ -301,11 +334,6 @@ void BasicMiniTuner<Sync>::report(model::EventKind kind, std::string_view key, i
                                   std::optional<double> time_ns) const noexcept {
   if (env_.observer == nullptr) return;
   env_.observer->record(ObservedEvent{kind, env_.kernel.name(), key, config, error, time_ns, stream});
-}
-
-template <class Sync>
-int BasicMiniTuner<Sync>::fallback_index() const {
-  return static_cast<int>(env_.space.index_of(*env_.fallback).value());
 }
 
 // The real-thread binding is compiled once, in mini_tuner.cpp.

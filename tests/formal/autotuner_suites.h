@@ -33,6 +33,7 @@ struct Setup {
   ReentryPolicy reentry = ReentryPolicy::Error;
   bool bench_lock = false;
   int failing_benchmarks = 0;
+  bool wait_graph = true;  // false: no wait graph, so a cycle of waits deadlocks
 };
 
 template <class Derived, rl::thread_id_t Threads, class Sync>
@@ -60,6 +61,7 @@ struct AutotunerSuite : rl::test_suite<Derived, Threads> {
   PlainAllocator plain_allocator;  // first: see PlainAllocator
   FakeKernel kernel;
   BasicBenchLock<Sync> bench_lock;
+  BasicWaitGraph<Sync> wait_graph;  // Relacy's policy has no process graph: each execution its own
   FiberTrace trace;
   BasicAutotuner<Sync> tuner;
 
@@ -78,6 +80,7 @@ struct AutotunerSuite : rl::test_suite<Derived, Threads> {
     options.reentry = setup.reentry;
     options.fallback = Config::parse(kFallback);
     if (setup.bench_lock) options.bench_lock = &bench_lock;
+    if (setup.wait_graph) options.wait_graph = &wait_graph;
     options.observer = &trace;
     // A scenario with a pre_bench(inv, config) member gets it as the pre-bench hook.
     if constexpr (requires(Derived& suite, const Invocation& inv, const Config& config) {
@@ -168,6 +171,33 @@ struct InvalidateRace : AutotunerSuite<InvalidateRace<Sync>, 2, Sync> {
       this->call("a");
     }
   }
+};
+
+// N threads in a cycle of nested tunings: thread i tunes key i ("a", "b", "c") and its first
+// pre-bench hook calls key i+1 (mod N). In the interleavings where every owner is in its attempt
+// before the nested calls, waiting would close a cycle: the last of them gets the re-entry
+// policy's answer (R11). Without the wait graph (DetectCycles false) those interleavings
+// deadlock, and Relacy must say so.
+template <rl::thread_id_t N, ReentryPolicy Reentry, bool DetectCycles = true, class Sync = RelacySync>
+struct WaitCycle : AutotunerSuite<WaitCycle<N, Reentry, DetectCycles, Sync>, N, Sync> {
+  WaitCycle() : AutotunerSuite<WaitCycle, N, Sync>(setup()) {}
+  static Setup setup() {
+    Setup setup;
+    setup.reentry = Reentry;
+    setup.wait_graph = DetectCycles;
+    return setup;
+  }
+  void thread(unsigned index) { this->call(key_of(index)); }
+  void pre_bench(const Invocation&, const Config&) {
+    const unsigned index = rl::thread_index();
+    if (nested_[index]) return;
+    nested_[index] = true;
+    this->call(key_of((index + 1) % N));
+  }
+
+ private:
+  static std::string key_of(unsigned index) { return std::string(1, static_cast<char>('a' + index)); }
+  bool nested_[N] = {};  // test scaffolding: each thread touches only its own
 };
 
 // A deliberately broken policy: CondVar::notify_all wakes one waiter only (a lost wake-up).

@@ -27,6 +27,7 @@ struct Search {
 };
 
 inline const Search kFull{rl::sched_full, 0};
+inline const Search kBound2{rl::sched_bound, 2};
 inline const Search kBound3{rl::sched_bound, 3};
 
 struct Outcome {

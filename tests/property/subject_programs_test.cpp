@@ -65,19 +65,20 @@ using stress::Step;
 rc::Gen<Step> steps(int keys) {
   return rc::gen::map(
       rc::gen::tuple(rc::gen::weightedElement<bool>({{5, false}, {1, true}}), rc::gen::inRange(0, keys),
+                     rc::gen::inRange(1, std::max(keys, 2)),
                      rc::gen::weightedElement<HookAction>({{6, HookAction::None},
                                                            {1, HookAction::Reenter},
                                                            {1, HookAction::Nested},
                                                            {1, HookAction::Throw},
                                                            {1, HookAction::FailAll}})),
-      [keys](const std::tuple<bool, int, HookAction>& drawn) {
-        auto [invalidate, key, hook] = drawn;
+      [keys](const std::tuple<bool, int, int, HookAction>& drawn) {
+        auto [invalidate, key, offset, hook] = drawn;
         Step step{.invalidate = invalidate, .key = key};
         if (invalidate) return step;
-        // Nested calls go only to a later key (program.h says why); the last key has none.
-        if (hook == HookAction::Nested && key + 1 >= keys) hook = HookAction::None;
+        // A nested call goes to any other key (cycles included); one key has no other.
+        if (hook == HookAction::Nested && keys < 2) hook = HookAction::None;
         step.hook = hook;
-        if (hook == HookAction::Nested) step.nested_key = key + 1;
+        if (hook == HookAction::Nested) step.nested_key = (key + offset) % keys;
         return step;
       });
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -178,6 +179,23 @@ TEST(SimKernel, BadOptionsAreRejectedWithTheOptionNamed) {
   EXPECT_NE(message_of({.work = std::chrono::seconds(1)}).find("work"), std::string::npos);
   EXPECT_NE(message_of({.jitter = 1.5}).find("jitter"), std::string::npos);
   EXPECT_NE(message_of({.jitter = -0.1}).find("jitter"), std::string::npos);
+  EXPECT_NE(message_of({.time_levels = -1}).find("time_levels"), std::string::npos);
+  EXPECT_NE(message_of({.time_levels = 1'000'001}).find("time_levels"), std::string::npos);
+}
+
+// With time levels, 16 configs share 3 times: some configs tie, the fastest included, so that
+// stress runs exercise R4's tie rule (the config benchmarked first wins).
+TEST(SimKernel, TimeLevelsMakeConfigsTie) {
+  SimDevice device({.seed = 11});
+  SimKernel kernel(device, {.name = "add", .time_levels = 3});
+  std::map<double, int> configs_per_time;
+  for (int i = 1; i <= 16; ++i) ++configs_per_time[kernel.expected_time_ns("k", Config({{"BLOCK", 32 * i}}))];
+  EXPECT_LE(configs_per_time.size(), 3u);
+  EXPECT_GE(configs_per_time.begin()->second, 2) << "the fastest time must be shared";
+  for (const auto& [time, count] : configs_per_time) {
+    EXPECT_GE(time, 1000.0);
+    EXPECT_LE(time, 1000999.0);
+  }
 }
 
 TEST(SimKernel, HundredConfigsBenchmarkOnOneStream) {

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
+#include <utility>
 
 #include "stress/program.h"
 #include "stress/replay.h"
@@ -38,8 +40,14 @@ TEST(Program, HasTheRequestedShape) {
     }
   }
   for (int config : program.failing_configs) {
+    EXPECT_GE(config, 0);
     EXPECT_LT(config, 7);
-    EXPECT_NE(config, kFallbackConfig) << "the fallback must always launch";
+  }
+  for (const ThreadProgram& thread : program.threads) {
+    for (const Step& step : thread.steps) {
+      EXPECT_GE(step.hook_config, 0);
+      EXPECT_LT(step.hook_config, 7);
+    }
   }
 }
 
@@ -54,19 +62,21 @@ TEST(Program, PlainMixIsCallsOnly) {
   }
 }
 
-// Nested calls go only to later keys, so no cycle of nested tunings can deadlock the protocol.
-TEST(Program, NestedCallsGoToALaterKey) {
+// Nested calls go to any other key, earlier ones included, so that programs hold the cycles of
+// nested tunings that the subjects must answer without deadlocking (R11).
+TEST(Program, NestedCallsGoToEveryOtherKeyInBothDirections) {
   const Program program = generate_program(shape(8, 5, 4, 400), ProgramMix::full(), 99, 0);
-  int nested = 0;
+  std::set<std::pair<int, int>> pairs;
   for (const ThreadProgram& thread : program.threads) {
     for (const Step& step : thread.steps) {
       if (step.hook != HookAction::Nested) continue;
-      ++nested;
-      EXPECT_GT(step.nested_key, step.key);
+      EXPECT_NE(step.nested_key, step.key);
+      EXPECT_GE(step.nested_key, 0);
       EXPECT_LT(step.nested_key, 5);
+      pairs.insert({step.key, step.nested_key});
     }
   }
-  EXPECT_GT(nested, 0) << "the full mix must exercise nested calls";
+  EXPECT_EQ(pairs.size(), 5u * 4u) << "every ordered pair of distinct keys, both directions";
 }
 
 TEST(Watchdog, StallsOnlyAfterTheLimitWithoutProgress) {
