@@ -7,6 +7,8 @@
  *     A3 every launch is a config that was published at some moment of its call     (R5, R6)
  *     A4 a call that ends with TuningFailed was open while an attempt on its key failed (R8)
  *     A5 re-entry never waits: no thread ever waits on an attempt it owns            (R9)
+ *     (R11, no wait cycle, is what the invalid-end-state and liveness checks show: nesting goes
+ *     in every order, so two owners may each call the other's key, and nothing deadlocks)
  *     A6 the bench lock is dropped only by its holder, and the key states stay consistent
  *     no invalid end state: every thread ends, i.e. nothing deadlocks               (R7)
  *   liveness (pan -a -f, weak fairness): the LTL claim `returns`: every call eventually returns.
@@ -28,14 +30,19 @@
  *     attempt gives up all its holds (BenchLockYield) and takes them back when its call ends;
  *   - inside a benchmark (bench lock held), the kernel may call an autotuner once: the same key
  *     (re-entry: ReentrantTuning, which fails that bench) or the other key (nested tuning, which
- *     may wait or own). Nesting depth is bounded to 1;
+ *     may wait or own), from either key. Nesting depth is bounded to 1;
+ *   - the wait graph (impl/wait_graph.h): before a call waits it follows the waits from the
+ *     attempt's owner; if they lead back to itself it does not wait (TuningCycle, which fails
+ *     that bench), else it enters its wait; an attempt's end removes the waits on it. The
+ *     graph's mutex is taken inside the key lock, so each use is part of that atomic step;
  *   - invalidate: Tuned -> Cold under the key lock; no effect on Cold or Tuning.
  * The bounded scope (the defaults): each thread makes OPS = 1 top-level operation: thread 0 calls
  *   key 0; threads 1 and 2 call key 0 or key 1; thread 2 may instead invalidate key 0 or key 1.
- *   Only the first bench of a depth-0 attempt may call the autotuner, and nested tuning goes from
- *   key 0 to key 1 (see NESTED_CALL). Every bench may fail. This covers: two waiters on one
- *   attempt, a retry after a failed attempt, an invalidate then a new attempt, re-entry, and a
- *   nested attempt that waits on, or races with, another thread's attempt under the bench lock.
+ *   Only the first bench of a depth-0 attempt may call the autotuner, the same key or the other
+ *   one (see NESTED_CALL). Every bench may fail. This covers: two waiters on one attempt, a retry
+ *   after a failed attempt, an invalidate then a new attempt, re-entry, a nested attempt that
+ *   waits on, or races with, another thread's attempt under the bench lock, and two owners whose
+ *   benchmarks call each other's key (a wait cycle, answered).
  * Each key-lock critical section is one atomic step: the mutex excludes every other section on
  *   that key, and the only state read without it (the published winner) is written by one store
  *   inside a section, so splitting a section would add interleavings nobody can observe.
@@ -49,11 +56,11 @@
  *   MUTATION_NO_INFLIGHT_MARKER      check-then-act: a cold key is not marked Tuning
  *   MUTATION_NONREENTRANT_BENCH_LOCK the bench lock blocks its own holder: nested tuning hangs
  *   MUTATION_NO_BENCH_LOCK_YIELD     a waiter keeps its bench-lock holds while it waits
- *   MUTATION_REENTRY_WAITS           a same-key re-entry waits for its own attempt
+ *   MUTATION_REENTRY_WAITS           a same-key re-entry waits for its own attempt (it skips
+ *                                    the wait graph too, which would see a cycle of one)
  *   MUTATION_INVALIDATE_IN_FLIGHT    invalidate makes a Tuning key Cold
- * And one known limit of the reference, which must keep failing until it is fixed:
- *   CYCLIC_NESTING                   key 1's benchmark may tune key 0 as well: two owners,
- *                                    each in the other key's benchmark, wait for each other
+ *   MUTATION_NO_CYCLE_CHECK          no wait graph: two owners, each in the other key's
+ *                                    benchmark, wait for each other for ever
  */
 
 #define NT 3          /* threads (MUTATION_NOTIFY_ONE's wait-set bits assume 3) */
@@ -90,6 +97,10 @@ byte inflight[NK];           /* entry.attempt: the attempt id in flight, 0 = nul
 byte begun[NK];              /* entry.attempts_begun */
 byte mtx[NK] = NONE;         /* the key mutex: its holder, or NONE */
 byte cvw[NK];                /* the condition variable's wait set: one bit per thread */
+
+/* ---- the wait graph (WaitGraph): the key and attempt each thread waits on ------------------ */
+byte w_key[NT] = NONE;       /* NONE: the thread waits on nothing */
+byte w_aid[NT];
 
 /* The Attempt objects, by key and id (1..MAXATT-1): waiters keep the id of theirs. */
 byte a_owner[NK * MAXATT];
@@ -207,16 +218,18 @@ inline route_locked(d) {
   :: state[key[d]] == TUNED -> res[d] = winner[key[d]]; route[d] = R_LAUNCH
   :: state[key[d]] == TUNING ->
      aid[d] = inflight[key[d]];
+     if
 #ifdef MUTATION_REENTRY_WAITS
-     if
-     :: true ->
+     :: a_owner[ATT(key[d], aid[d])] == me -> bl_yield(d); wait_check(d)  /* past the graph too */
 #else
-     if
      :: a_owner[ATT(key[d], aid[d])] == me -> route[d] = R_REENTRANT
-     :: else ->
 #endif
-        bl_yield(d);
-        wait_check(d)
+     :: else ->
+        cycle_check(d);
+        if
+        :: route[d] != R_REENTRANT -> bl_yield(d); wait_check(d)
+        :: else -> skip
+        fi
      fi
   fi;
   if
@@ -238,6 +251,37 @@ inline begin_attempt(d) {
   state[key[d]] = TUNING;
 #endif
   route[d] = R_OWN
+}
+
+/* WaitGraph::wait_unless_cycle: follow the waits from the attempt's owner; back at me, the wait
+ * would close a cycle and the call gets the re-entry answer (R_REENTRANT: TuningCycle). The graph
+ * never holds a cycle, so the walk ends within NT steps. */
+inline cycle_check(d) {
+#ifndef MUTATION_NO_CYCLE_CHECK
+  walk = a_owner[ATT(key[d], aid[d])];
+  do
+  :: walk == me -> route[d] = R_REENTRANT; break
+  :: walk != me && w_key[walk] == NONE -> w_key[me] = key[d]; w_aid[me] = aid[d]; break
+  :: walk != me && w_key[walk] != NONE -> walk = a_owner[ATT(w_key[walk], w_aid[walk])]
+  od;
+  walk = 0
+#else
+  skip
+#endif
+}
+
+/* WaitGraph::attempt_finished: the waits on this attempt are over. */
+inline unwait(k, id) {
+  walk = 0;
+  do
+  :: walk < NT ->
+     if
+     :: w_key[walk] == k && w_aid[walk] == id -> w_key[walk] = NONE; w_aid[walk] = 0
+     :: else -> skip
+     fi;
+     walk++
+  :: else -> walk = 0; break
+  od
 }
 
 /* One turn of `while (!attempt->done) cv.wait(lock)`, with the key lock held. On R_WAIT it
@@ -289,6 +333,7 @@ inline finish_attempt(d) {
     a_done[ATT(key[d], aid[d])] = true;
     inflight[key[d]] = 0;
     g_tuning[key[d]]--;
+    unwait(key[d], aid[d]);
     notify(d);
     mtx[key[d]] = NONE;
     route[d] = (res[d] != NONE -> R_LAUNCH : R_FAIL)
@@ -374,18 +419,11 @@ inline call_inner() {
 }
 
 /* At depth 0 the benchmark may call the autotuner again: the same key (re-entry) or the other
- * one (nested tuning). Nested tuning goes from key 0 to key 1 only: the keys' tunings form no
- * cycle. With -DCYCLIC_NESTING key 1's benchmark may tune key 0 too, and that deadlocks (two
- * owners each waiting for the other's attempt): a known limit of the reference, kept as a check
- * that must fail. */
-#ifdef CYCLIC_NESTING
-#define NESTED_OTHER_OK true
-#else
-#define NESTED_OTHER_OK (key[0] == 0)
-#endif
+ * one (nested tuning), from either key, so that two owners may each call the other's key: a
+ * cycle of waits, which the wait graph answers (MUTATION_NO_CYCLE_CHECK deadlocks there). */
 #define NESTED_CALL                                                                \
   :: c[0] == 0 -> atomic { bl_take(1); key[1] = key[0] }; NESTED_END               \
-  :: c[0] == 0 && NESTED_OTHER_OK -> atomic { bl_take(1); key[1] = 1 - key[0] }; NESTED_END
+  :: c[0] == 0 -> atomic { bl_take(1); key[1] = 1 - key[0] }; NESTED_END
 /* The nested call, then the bench's own outcome: a failed nested call fails the bench. */
 #define NESTED_END                                                                 \
   call_inner();                                                                   \
@@ -414,7 +452,7 @@ inline invalidate(k) {
 proctype Thread(byte me) {
   byte key[2], route[2], aid[2], res[2], c[2], rel[2];
   bool ok[2];
-  byte op, g_i;
+  byte op, g_i, walk;
   do
   :: op < OPS ->
      if
