@@ -3,9 +3,14 @@
 //
 // Contract:
 //   - Every primitive maps to Relacy's own: Mutex -> rl::mutex (Lock holds one, relockable),
-//     CondVar -> rl::condition_variable (spurious wake-ups on), Atomic<T> -> rl::atomic<T> with
-//     the same memory orders, ThreadId -> rl::thread_index(). Each operation is a scheduling
-//     point of Relacy's search.
+//     CondVar -> Relacy's condition variable with spurious wake-ups allowed (what
+//     rl::condition_variable is, but its wait reports why it returned), Atomic<T> ->
+//     rl::atomic<T> with the same memory orders, ThreadId -> rl::thread_index(). Each operation
+//     is a scheduling point of Relacy's search.
+//   - Relacy simulates spurious wake-ups only under its random scheduler (rl::sched_random; its
+//     condvar turns them on only when ctx().is_random_sched()), at most 10 per condition
+//     variable per execution. CondVar::spurious_wakeups() counts those that happened, so that a
+//     suite can show its search really had some.
 //   - Var<T> for an arithmetic or enum T is an rl::var of that value: Relacy checks every access
 //     for data races and records the value in its history.
 //   - Var<T> for any other T (strings, shared_ptr, vectors) keeps the value beside an rl::var
@@ -121,13 +126,27 @@ struct RelacySync {
    public:
     // Releases the lock while blocked and holds it again on return; may wake spuriously.
     void wait(Lock& lock, RelacyWhere where = {}) {
-      cv_.wait(lock.mutex_.mutex_, where.info());
+      if (cv_.wait(lock.mutex_.mutex_, false, where.info()) == rl::sema_wakeup_reason_spurious) ++spurious_;
     }
     void notify_all(RelacyWhere where = {}) { cv_.notify_all(where.info()); }
     void notify_one(RelacyWhere where = {}) { cv_.notify_one(where.info()); }
 
+    // Spurious wake-ups of every CondVar since the process began (Relacy's fibers share one OS
+    // thread, so a plain counter is exact).
+    static unsigned long long spurious_wakeups() { return spurious_; }
+
    protected:
-    rl::condition_variable cv_;
+    // rl::condition_variable, less the wrapper that drops wait's reason.
+    struct Primitive : rl::condvar<struct CondVarTag> {
+      Primitive() { init(true, $); }  // true: spurious wake-ups allowed
+      ~Primitive() { deinit($); }
+      Primitive(const Primitive&) = delete;
+      Primitive& operator=(const Primitive&) = delete;
+    };
+    Primitive cv_;
+
+   private:
+    static inline unsigned long long spurious_ = 0;
   };
 
   template <class T>

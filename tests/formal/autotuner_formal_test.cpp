@@ -68,6 +68,31 @@ TEST(RelacyAutotuner, WaitCycleOfThreeThreads) {
   expect_pass<WaitCycle<3, ReentryPolicy::Error>>("wait-cycle-3-error", 3, kBound2);
 }
 
+// Spurious wake-ups: Relacy makes them only under its random scheduler, so these suites run there,
+// and each must see some (its count is printed): a waiter that trusted its wake-up instead of
+// re-checking `done` would launch before the winner is published, or read a failure that did not
+// happen, and the model would reject the trace.
+template <class Suite>
+void expect_pass_with_spurious_wakeups(const std::string& name, int keys) {
+  const unsigned long long before = RelacySync::CondVar::spurious_wakeups();
+  expect_pass<Suite>(name, keys, kRandom);
+  const unsigned long long seen = RelacySync::CondVar::spurious_wakeups() - before;
+  std::cout << "[formal] suite=" << name << " spurious_wakeups=" << seen << std::endl;
+  EXPECT_GT(seen, 0u) << "the random search woke no waiter spuriously: it proves nothing about them";
+}
+
+TEST(RelacyAutotuner, SpuriousWakeupsOfWaitersOnASuccess) {
+  expect_pass_with_spurious_wakeups<ColdStart<3, WaitPolicy::Block>>("spurious-cold-start-3", 1);
+}
+
+TEST(RelacyAutotuner, SpuriousWakeupsOfWaitersOnAFailure) {
+  expect_pass_with_spurious_wakeups<FailThenRetry<>>("spurious-fail-then-retry", 1);
+}
+
+TEST(RelacyAutotuner, SpuriousWakeupsInAWaitCycle) {
+  expect_pass_with_spurious_wakeups<WaitCycle<3, ReentryPolicy::Error>>("spurious-wait-cycle-3", 3);
+}
+
 // Without the wait graph, the reference deadlocks on a cycle of nested tunings, of two threads
 // and of three, in the searches the passing suites use.
 TEST(RelacyAutotunerMutation, NoCycleCheckIsCaughtAsADeadlock) {

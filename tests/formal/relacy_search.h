@@ -21,7 +21,9 @@ namespace safetune::formal {
 struct Search {
   rl::scheduler_type_e type = rl::sched_full;
   unsigned context_bound = 0;  // for rl::sched_bound only
+  unsigned iterations = 0;     // for rl::sched_random only: how many random executions
   std::string show() const {
+    if (type == rl::sched_random) return "random " + std::to_string(iterations);
     return type == rl::sched_full ? "full" : "context-bound " + std::to_string(context_bound);
   }
 };
@@ -29,6 +31,8 @@ struct Search {
 inline const Search kFull{rl::sched_full, 0};
 inline const Search kBound2{rl::sched_bound, 2};
 inline const Search kBound3{rl::sched_bound, 3};
+// The only scheduler under which Relacy simulates spurious wake-ups (impl/sync_relacy.h).
+inline const Search kRandom{rl::sched_random, 0, 200000};
 
 struct Outcome {
   rl::test_result_e result = rl::test_result_success;
@@ -46,6 +50,7 @@ Outcome explore(const std::string& name, int keys, const Search& search) {
   rl::test_params params;
   params.search_type = search.type;
   params.context_bound = search.context_bound;
+  if (search.type == rl::sched_random) params.iteration_count = search.iterations;
   std::ostringstream output;
   params.output_stream = &output;
   params.progress_stream = &output;
