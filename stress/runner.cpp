@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -115,6 +116,7 @@ class Round {
     for (std::size_t i = 0; i < program.threads.size(); ++i) {
       streams_.push_back(workload_ ? workload_->new_stream() : device_.new_stream());
     }
+    caught_.resize(program.threads.size());
     if (!white_box_) recording_kernel_.emplace(device_kernel(), recorder_);
     subject_ = subject.make(environment(options));
   }
@@ -237,10 +239,25 @@ class Round {
       recorder_.call_end(kStressKernelName, key, CallOutcome::raised(failure.what()), stream.id());
     } catch (const std::exception& failure) {
       recorder_.call_end(kStressKernelName, key, CallOutcome::raised(failure.what()), stream.id());
+      keep_until_joined(std::current_exception());
     } catch (...) {
       recorder_.call_end(kStressKernelName, key, CallOutcome::raised("unknown exception"), stream.id());
     }
     completed_.fetch_add(1, std::memory_order_relaxed);  // a counter: orders nothing
+  }
+
+  // A subject may hand one exception object to several threads (a shared_future's get() rethrows
+  // the same object in every waiter). The last thread to let go of it frees it, after an atomic
+  // decrement of its reference count inside libstdc++, which ThreadSanitizer does not see: it
+  // would report that free as racing with another thread's what() (a false report). So the
+  // harness holds every exception it caught until the workers are joined, and the object is
+  // freed after the join, which TSan does see.
+  void keep_until_joined(std::exception_ptr caught) {
+    try {
+      caught_[static_cast<std::size_t>(worker_index)].push_back(std::move(caught));
+    } catch (const std::bad_alloc&) {
+      out_of_memory_calls_.fetch_add(1, std::memory_order_relaxed);  // the round is incomplete
+    }
   }
 
   void on_pre_bench(const Invocation& inv, const Config& config) {
@@ -301,6 +318,7 @@ class Round {
   std::atomic<std::int64_t> completed_{0};
   std::atomic<std::int64_t> out_of_memory_calls_{0};  // relaxed: a count, read after the joins
   std::atomic<int> finished_{0};
+  std::vector<std::vector<std::exception_ptr>> caught_;  // by worker: each touches only its own
   std::optional<std::string> not_started_;
 };
 
