@@ -82,6 +82,10 @@ struct SubjectInfo {
   bool listed = true;   // false: test-only, not shown by `safetune subjects`
   SubjectFactory make;
   Scenario scenario = {};
+  // A broken subject: the rules its bug breaks (rule ids, "R2"). The catch table counts a run
+  // as a catch only when one of them is among the violations; a catch for another rule is a
+  // miss. Empty for a correct subject.
+  std::vector<std::string> caught_by = {};
 };
 
 // Every known subject: the built-in ones, the reference first, then any added by add_subjects.

@@ -1,10 +1,12 @@
 // The list of subjects. Add a broken subject here: name, its bug in one line, white-box or not,
-// listed or not, its factory, and the scenario its bug class lives in (subject.h: Scenario).
+// listed or not, its factory, the scenario its bug class lives in (subject.h: Scenario), and the
+// rules that catch it.
 // A program's own subjects join after these through add_subjects (run_cli.h).
 #include <algorithm>
 #include <stdexcept>
 
 #include "hanging_subject.h"
+#include "model/violation.h"
 #include "program.h"
 #include "reference_subject.h"
 #include "subject.h"
@@ -15,42 +17,89 @@ namespace {
 
 std::vector<SubjectInfo> builtin_subjects() {
   using namespace subjects;
+  const Scenario faults{.mix = "faults"};
   return {
-      {"reference", "none", true, true, make_reference_subject},
-      {"unlocked",
-       "Triton's shape: shared fields, no in-flight marker: cold calls tune twice, and a call "
-       "whose shared args were cleared raises",
-       false, true, make_unlocked},
-      {"check-then-act", "locked lookup, but a miss tunes outside the lock with no in-flight "
-       "marker: duplicate tuning", false, true, make_check_then_act},
-      {"notify-one", "waiters woken with notify_one on a shared condvar: lost wakeup, a hang",
-       true, true, make_notify_one},
-      {"no-wake-on-failure", "an attempt where every config fails never wakes its waiters: a hang",
-       true, true, make_no_wake_on_failure, {"faults"}},
-      {"global-lock", "one lock held through benchmarking: tuned keys wait behind any tuning",
-       true, true, make_global_lock},
-      {"reentry-deadlock", "a same-key re-entry from a hook waits on its own attempt: a hang",
-       true, true, make_reentry_deadlock, {"reentry"}},
-      {"nested-deadlock", "the bench lock is not re-entrant and is held across hooks: nested "
-       "tuning of another key deadlocks", true, true, make_nested_deadlock, {"nested"}},
-      {"wrong-argmin", "the winner is the last config benched, not the fastest", true, true,
-       make_wrong_argmin},
-      {"stale-publish", "the key is marked tuned before its config is written (late, unlocked): "
-       "readers launch a stale config", true, true, make_stale_publish},
-      {"retry-storm", "after a failed attempt every waiter starts its own attempt at once", true,
-       true, make_retry_storm, {"faults"}},
-      {"fallback-leak", "under the fallback policy a fallback launch is cached as the winner "
-       "(insert-if-absent cache)", true, true, make_fallback_leak, {"plain", "fallback"}},
+      {.name = "reference", .bug = "none", .white_box = true, .make = make_reference_subject},
+      {.name = "unlocked",
+       .bug = "Triton's shape: shared fields, no in-flight marker: cold calls tune twice, and a call "
+              "whose shared args were cleared raises",
+       .make = make_unlocked,
+       .caught_by = {"R2", "R3"}},
+      {.name = "check-then-act",
+       .bug = "locked lookup, but a miss tunes outside the lock with no in-flight marker: duplicate tuning",
+       .make = make_check_then_act,
+       .caught_by = {"R2", "R3"}},
+      {.name = "notify-one",
+       .bug = "waiters woken with notify_one on a shared condvar: lost wakeup, a hang",
+       .white_box = true,
+       .make = make_notify_one,
+       .caught_by = {"R7"}},
+      {.name = "no-wake-on-failure",
+       .bug = "an attempt where every config fails never wakes its waiters: a hang",
+       .white_box = true,
+       .make = make_no_wake_on_failure,
+       .scenario = faults,
+       .caught_by = {"R7"}},
+      {.name = "global-lock",
+       .bug = "one lock held through benchmarking: tuned keys wait behind any tuning",
+       .white_box = true,
+       .make = make_global_lock,
+       .caught_by = {"R10"}},
+      {.name = "reentry-deadlock",
+       .bug = "a same-key re-entry from a hook waits on its own attempt: a hang",
+       .white_box = true,
+       .make = make_reentry_deadlock,
+       .scenario = {.mix = "reentry"},
+       .caught_by = {"R7", "R9"}},
+      {.name = "nested-deadlock",
+       .bug = "the bench lock is not re-entrant and is held across hooks: nested tuning of another key deadlocks",
+       .white_box = true,
+       .make = make_nested_deadlock,
+       .scenario = {.mix = "nested"},
+       .caught_by = {"R7"}},
+      {.name = "wrong-argmin",
+       .bug = "the winner is the last config benched, not the fastest",
+       .white_box = true,
+       .make = make_wrong_argmin,
+       .caught_by = {"R4"}},
+      {.name = "stale-publish",
+       .bug = "the key is marked tuned before its config is written (late, unlocked): readers launch a stale config",
+       .white_box = true,
+       .make = make_stale_publish,
+       .caught_by = {"R5"}},
+      {.name = "retry-storm",
+       .bug = "after a failed attempt every waiter starts its own attempt at once",
+       .white_box = true,
+       .make = make_retry_storm,
+       .scenario = faults,
+       .caught_by = {"R2", "R3"}},
+      {.name = "fallback-leak",
+       .bug = "under the fallback policy a fallback launch is cached as the winner (insert-if-absent cache)",
+       .white_box = true,
+       .make = make_fallback_leak,
+       .scenario = {.mix = "plain", .wait = "fallback"},
+       .caught_by = {"R5"}},
       // Another design than the reference's, correct (docs/subjects.md): black-box, and the same
       // code reporting its own white-box events.
-      {"future-single-flight", "none", false, true, make_future_single_flight, {"full"}},
-      {"future-single-flight-wb", "none", true, true, make_future_single_flight, {"full"}},
-      {"timeout-retune", "future-single-flight whose waiters give up after 100 us and tune again themselves",
-       false, true, make_timeout_retune},
-      {"mini-correct", "none (test-only: the base the broken subjects derive from)", true, false,
-       make_mini_correct},
-      {"test-hang", "every call blocks forever (test-only: exercises the watchdog)", false, false,
-       make_hanging_subject},
+      {.name = "future-single-flight", .bug = "none", .make = make_future_single_flight, .scenario = {.mix = "full"}},
+      {.name = "future-single-flight-wb",
+       .bug = "none",
+       .white_box = true,
+       .make = make_future_single_flight,
+       .scenario = {.mix = "full"}},
+      {.name = "timeout-retune",
+       .bug = "future-single-flight whose waiters give up after 100 us and tune again themselves",
+       .make = make_timeout_retune,
+       .caught_by = {"R2", "R3"}},
+      {.name = "mini-correct",
+       .bug = "none (test-only: the base the broken subjects derive from)",
+       .white_box = true,
+       .listed = false,
+       .make = make_mini_correct},
+      {.name = "test-hang",
+       .bug = "every call blocks forever (test-only: exercises the watchdog)",
+       .listed = false,
+       .make = make_hanging_subject},
   };
 }
 
@@ -85,6 +134,12 @@ std::string name_problem(const std::string& name, const std::vector<SubjectInfo>
                           : "a subject of that name was already added";
 }
 
+bool is_rule_id(const std::string& id) {
+  for (std::size_t i = 0; i < model::kRuleCount; ++i)
+    if (model::rule_id(static_cast<model::Rule>(i + 1)) == id) return true;
+  return false;
+}
+
 std::string scenario_problem(const Scenario& scenario) {
   const std::vector<std::string>& mixes = mix_names();
   if (std::find(mixes.begin(), mixes.end(), scenario.mix) == mixes.end()) {
@@ -108,6 +163,9 @@ std::string subject_problem(const SubjectInfo& info, const std::vector<SubjectIn
     return "its bug must be one non-empty line (\"none\" for a correct autotuner)";
   }
   if (!info.make) return "it has no factory (SubjectInfo::make is empty)";
+  for (const std::string& rule : info.caught_by) {
+    if (!is_rule_id(rule)) return "its caught_by names '" + rule + "', which is not a rule id (R1 to R" + std::to_string(model::kRuleCount) + ")";
+  }
   return scenario_problem(info.scenario);
 }
 
