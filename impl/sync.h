@@ -68,13 +68,16 @@ struct StdSync {
 
   class SAFETUNE_SCOPED_CAPABILITY Lock {
    public:
-    explicit Lock(Mutex& mutex) SAFETUNE_ACQUIRE(mutex) : lock_(mutex.mutex_) {}
+    explicit Lock(Mutex& mutex) SAFETUNE_ACQUIRE(mutex) : lock_(noisy(mutex.mutex_)) {}
     ~Lock() SAFETUNE_RELEASE() = default;
     Lock(const Lock&) = delete;
     Lock& operator=(const Lock&) = delete;
     // Releases the mutex early; the destructor then does nothing unless lock() took it back.
     void unlock() SAFETUNE_RELEASE() { lock_.unlock(); }
-    void lock() SAFETUNE_ACQUIRE() { lock_.lock(); }
+    void lock() SAFETUNE_ACQUIRE() {
+      noisy(*lock_.mutex());
+      lock_.lock();
+    }
 
    private:
     friend class CondVar;
@@ -84,9 +87,9 @@ struct StdSync {
   class CondVar {
    public:
     // Releases the lock while blocked and holds it again on return. May return with no notify,
-    // as the standard allows; with spurious_wakeups() on it does so on purpose (see below).
+    // as the standard allows; with schedule_noise() on it does so on purpose (see below).
     void wait(Lock& lock) {
-      if (spurious_wakeups_.load(std::memory_order_relaxed) && spurious_draw()) {
+      if (noise_.load(std::memory_order_relaxed) && one_in(4)) {
         cv_.wait_for(lock.lock_, kSpuriousWakeAfter);
         return;
       }
@@ -99,11 +102,13 @@ struct StdSync {
     std::condition_variable cv_;
   };
 
-  // Stress runs turn this on (the full mix), so that a waiter that trusts its wake-up instead of
-  // re-checking its condition is caught: about one wait in four then returns after at most
-  // kSpuriousWakeAfter, notified or not. Off by default; it costs a wait one relaxed load (it
-  // orders nothing: a flag read by the waiting thread alone).
-  static void spurious_wakeups(bool on) { spurious_wakeups_.store(on, std::memory_order_relaxed); }
+  // Schedule noise for stress runs (the full mix), so that bugs in the windows around a wait or a
+  // lock show: about one wait in four returns after at most kSpuriousWakeAfter, notified or not
+  // (a waiter that trusts its wake-up instead of re-checking its condition is caught), and about
+  // one lock in eight first spins up to kLockDelay (a check made before the lock and not made
+  // again under it goes stale). Off by default; it costs a wait or a lock one relaxed load (it
+  // orders nothing: a flag that each thread only reads). The tuned path takes no lock.
+  static void schedule_noise(bool on) { noise_.store(on, std::memory_order_relaxed); }
 
   template <class T>
   using Atomic = std::atomic<T>;
@@ -126,12 +131,23 @@ struct StdSync {
 
  private:
   static constexpr std::chrono::microseconds kSpuriousWakeAfter{20};
-  // One wait in four, from a per-thread generator (no shared state, no synchronization).
-  static bool spurious_draw() {
-    thread_local std::minstd_rand draws(static_cast<unsigned>(std::hash<std::thread::id>{}(thread_id())));
-    return draws() % 4 == 0;
+  static constexpr std::chrono::microseconds kLockDelay{200};
+  // A draw from a per-thread generator (no shared state, no synchronization).
+  static std::minstd_rand& draws() {
+    thread_local std::minstd_rand generator(static_cast<unsigned>(std::hash<std::thread::id>{}(thread_id())));
+    return generator;
   }
-  static inline std::atomic<bool> spurious_wakeups_{false};
+  static bool one_in(unsigned n) { return draws()() % n == 0; }
+  // With schedule noise on, one lock in eight waits a little first.
+  static std::mutex& noisy(std::mutex& mutex) {
+    if (noise_.load(std::memory_order_relaxed) && one_in(8)) {
+      const auto deadline = std::chrono::steady_clock::now() + kLockDelay * (draws()() % 1000) / 1000;
+      while (std::chrono::steady_clock::now() < deadline) {
+      }
+    }
+    return mutex;
+  }
+  static inline std::atomic<bool> noise_{false};
 };
 
 }  // namespace safetune

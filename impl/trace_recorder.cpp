@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <new>
 #include <queue>
+#include <random>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -125,7 +128,33 @@ TraceRecorder::ThreadLog* TraceRecorder::log_of_this_thread() noexcept {
   return log;
 }
 
+void TraceRecorder::delay_before_seq(double probability, std::chrono::nanoseconds max_delay) {
+  delay_probability_ = probability;
+  max_delay_ = max_delay;
+}
+
+namespace {
+
+// A spin, not a sleep: sleeps round up to tens of microseconds.
+void spin_for(std::chrono::nanoseconds duration) noexcept {
+  const auto deadline = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < deadline) {
+  }
+}
+
+// With `probability`, a uniform delay in [0, max]: from a generator of the calling thread's own.
+void maybe_delay(double probability, std::chrono::nanoseconds max) noexcept {
+  thread_local std::minstd_rand draws(static_cast<unsigned>(std::hash<std::thread::id>{}(std::this_thread::get_id())));
+  const double unit = static_cast<double>(draws() - std::minstd_rand::min()) /
+                      static_cast<double>(std::minstd_rand::max() - std::minstd_rand::min());
+  if (unit >= probability) return;
+  spin_for(std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(max.count()) * unit / probability)));
+}
+
+}  // namespace
+
 void TraceRecorder::append(const ObservedEvent& observed) noexcept {
+  if (delay_probability_ > 0) maybe_delay(delay_probability_, max_delay_);
   // Once an event is lost the trace is incomplete whatever follows, and allocating again under
   // memory pressure is slow: every later event is counted as lost at once.
   if (lost_.load(std::memory_order_relaxed) > 0) {

@@ -26,6 +26,10 @@
 //   - Recording never does I/O, never calls back into an autotuner and never throws.
 //   - snapshot() may run while threads record (a watchdog's view of a stuck run); take() and the
 //     destructor need every recording thread to have finished (joined).
+//   - delay_before_seq() (stress runs): an event may wait a little before it takes its seq, so
+//     that an effect made before its report (a winner stored before its tune_end is reported)
+//     has time to be seen, and used, by other threads first. It draws from a per-thread
+//     generator and spins: it adds no synchronization either.
 #pragma once
 
 #include <atomic>
@@ -57,6 +61,9 @@ class TraceRecorder : public Observer {
 
   // Names the calling thread `index` in every recorder from now on.
   static void bind_thread(int index);
+  // Each event waits a uniform [0, max_delay] before taking its seq with this probability (0:
+  // never, the default). Call it before any thread records.
+  void delay_before_seq(double probability, std::chrono::nanoseconds max_delay);
 
   void record(const ObservedEvent& event) noexcept override;
   void call_begin(std::string_view kernel, std::string_view key, int stream) noexcept;
@@ -92,6 +99,8 @@ class TraceRecorder : public Observer {
   std::atomic<std::int64_t> next_seq_{0};
   std::atomic<std::int64_t> lost_{0};        // relaxed: a count, read for reports only
   std::atomic<int> next_free_index_{0};      // relaxed: names only need to be distinct
+  double delay_probability_ = 0;             // set before recording, then only read
+  std::chrono::nanoseconds max_delay_{0};
   // The thread logs, newest first. Pushed with a release CAS (the log is built before it);
   // read with acquire by snapshot()/take(), never by a recording thread.
   std::atomic<ThreadLog*> logs_{nullptr};

@@ -93,7 +93,8 @@ Program generate_program(const ProgramShape& shape, const ProgramMix& mix, std::
   program.failing_configs = make_faults(device_dice, shape, mix);
   program.bench_lock = device_dice.chance(mix.bench_lock);
   program.time_levels = mix.time_levels;
-  program.spurious_wakeups = mix.spurious_wakeups;
+  program.sync_noise = mix.sync_noise;
+  program.recorder_delay = mix.recorder_delay;
   return program;
 }
 
@@ -112,7 +113,8 @@ std::string describe(const Program& program) {
   out << "device seed " << program.device_seed << ", failing configs:";
   for (int config : program.failing_configs) out << ' ' << config;
   out << ", bench lock " << (program.bench_lock ? "on" : "off") << ", time levels " << program.time_levels
-      << ", spurious wake-ups " << (program.spurious_wakeups ? "on" : "off") << '\n';
+      << ", sync noise " << (program.sync_noise ? "on" : "off") << ", recorder delay "
+      << program.recorder_delay << '\n';
   return out.str();
 }
 
@@ -121,11 +123,12 @@ ProgramMix ProgramMix::full() {
                     .reenter = 0.05,
                     .nested = 0.4,
                     .throwing_hook = 0.05,
-                    .failing_attempt = 0.1,
+                    .failing_attempt = 0.2,
                     .failing_config = 0.1,
                     .bench_lock = 0.5,
                     .time_levels = 4,
-                    .spurious_wakeups = true};
+                    .sync_noise = true,
+                    .recorder_delay = 0.05};
 }
 
 const std::vector<std::string>& mix_names() {

@@ -27,7 +27,11 @@ struct ProgramMix {
   double failing_config = 0;  // each config of the space fails to launch and to benchmark
   double bench_lock = 0;      // the round shares one bench lock between the subject's benchmarks
   int time_levels = 0;        // > 0: the sim's times take this many values, so configs tie
-  bool spurious_wakeups = false;  // waits of the sync policy wake spuriously (impl/sync.h)
+  bool sync_noise = false;    // the sync policy's schedule noise: spurious wake-ups, delays before
+                             // a lock is taken (StdSync::schedule_noise)
+  // An event waits up to kRecorderDelay before it takes its seq (TraceRecorder::delay_before_seq),
+  // so that an effect made before its report shows in the trace.
+  double recorder_delay = 0;
 
   static ProgramMix plain() { return {}; }
   // Every path of the reference, each at a rate that shows in every default-length run.
@@ -76,7 +80,8 @@ struct Program {
   std::uint64_t device_seed = 0;     // seeds the sim device: stream noise and bench times
   bool bench_lock = false;           // the round's subject shares one bench lock
   int time_levels = 0;               // as ProgramMix::time_levels
-  bool spurious_wakeups = false;     // as ProgramMix::spurious_wakeups
+  bool sync_noise = false;           // as ProgramMix::sync_noise
+  double recorder_delay = 0;         // as ProgramMix::recorder_delay
 };
 
 Program generate_program(const ProgramShape& shape, const ProgramMix& mix, std::uint64_t seed,

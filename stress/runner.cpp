@@ -27,6 +27,9 @@ constexpr std::chrono::milliseconds kMonitorPeriod{20};
 // enough for another owner to call back into its key: the cycles of nested tunings (R11) then
 // show several times in every default-length run of the full mix, not once in a few.
 constexpr std::chrono::microseconds kNestedHookWork{100};
+// The longest wait of a recorded event before its seq (ProgramMix::recorder_delay): several
+// launches of other threads fit in it.
+constexpr std::chrono::microseconds kRecorderDelay{200};
 
 // The step whose hook action has not fired yet on this worker thread: set before a top-level
 // call, taken by the pre-bench hook of the config it names (a FailAll step by none: it fails
@@ -42,16 +45,13 @@ sim::SimKernelOptions kernel_options(const Program& program, const ConfigSpace& 
   return options;
 }
 
-// Spurious wake-ups of StdSync's waits for one round (ProgramMix::spurious_wakeups).
-class SpuriousWakeups {
+// StdSync's schedule noise for one round (ProgramMix::sync_noise).
+class SyncNoise {
  public:
-  explicit SpuriousWakeups(bool on) : on_(on) { StdSync::spurious_wakeups(on_); }
-  ~SpuriousWakeups() { StdSync::spurious_wakeups(false); }
-  SpuriousWakeups(const SpuriousWakeups&) = delete;
-  SpuriousWakeups& operator=(const SpuriousWakeups&) = delete;
-
- private:
-  const bool on_;
+  explicit SyncNoise(bool on) { StdSync::schedule_noise(on); }
+  ~SyncNoise() { StdSync::schedule_noise(false); }
+  SyncNoise(const SyncNoise&) = delete;
+  SyncNoise& operator=(const SyncNoise&) = delete;
 };
 
 model::Header round_header(const StressOptions& options, const SubjectInfo& subject,
@@ -110,13 +110,14 @@ class Round {
         fallback_(fallback_for(options)),
         device_(sim::SimDeviceOptions{program.device_seed, sim::RandomDelayOptions{}}),
         kernel_(device_, kernel_options(program, space_)),
-        spurious_wakeups_(program.spurious_wakeups),
+        sync_noise_(program.sync_noise),
         recorder_(round_header(options, subject, space_, fallback_)),
         white_box_(subject.white_box) {
     for (std::size_t i = 0; i < program.threads.size(); ++i) {
       streams_.push_back(workload_ ? workload_->new_stream() : device_.new_stream());
     }
     caught_.resize(program.threads.size());
+    recorder_.delay_before_seq(program.recorder_delay, kRecorderDelay);
     if (!white_box_) recording_kernel_.emplace(device_kernel(), recorder_);
     subject_ = subject.make(environment(options));
   }
@@ -309,7 +310,7 @@ class Round {
   sim::SimDevice device_;
   std::vector<std::unique_ptr<Stream>> streams_;
   sim::SimKernel kernel_;
-  const SpuriousWakeups spurious_wakeups_;
+  const SyncNoise sync_noise_;
   TraceRecorder recorder_;
   const bool white_box_;
   std::optional<RecordingKernel> recording_kernel_;
