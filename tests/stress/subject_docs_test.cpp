@@ -3,9 +3,9 @@
 // so that the table a user reads is the one the catch table checks.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -42,10 +42,13 @@ std::set<std::string> rules_of(const std::string& cell) {
     if (depth == 0) outside += c;
     if (c == ')') --depth;
   }
+  // "R" and its digits. (Not std::regex: g++ 12's ASan build warns inside libstdc++'s <regex>.)
   std::set<std::string> rules;
-  const std::regex rule("R[0-9]+");
-  for (auto it = std::sregex_iterator(outside.begin(), outside.end(), rule); it != std::sregex_iterator(); ++it)
-    rules.insert(it->str());
+  for (std::size_t i = 0; i < outside.size(); ++i) {
+    std::size_t end = i + 1;
+    while (end < outside.size() && std::isdigit(static_cast<unsigned char>(outside[end]))) ++end;
+    if (outside[i] == 'R' && end > i + 1) rules.insert(outside.substr(i, end - i));
+  }
   return rules;
 }
 
