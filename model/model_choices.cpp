@@ -8,9 +8,9 @@
 // The trace is valid when some choice of one point in each window satisfies the rules. Only the
 // events of the same key can tell choices apart, so a point needs placing only in the gap just
 // before an event of its key, and only where that event needs it: each event is applied to each
-// choice as it stands, and where that breaks a rule (or the event is an invalidate, or a call
-// that may be re-entrant), also to every way of placing points just before it (placements()
-// below). The choices the event rules out die; equal states merge. What a later event settles
+// choice as it stands, and where that breaks a rule (or the event is an invalidate, a call that
+// may be re-entrant, or an owner's launch while an invalidate is in progress), also to every way
+// of placing points just before it (placements() below). The choices the event rules out die; equal states merge. What a later event settles
 // (which bench was the last, which config the owner launches) is carried as a condition of the
 // choice: a bench after a placed end kills the choice; the owner's launch decides the winner that
 // the choice published undecided (undecided_answer()).
@@ -150,22 +150,43 @@ std::vector<Choice> alternatives(Step& step, const Choice& from) {
 }
 
 // Applies the event to `choice`; false when the choice dies. `clean` says whether it broke
-// nothing more.
+// nothing more and left nothing to judge later: a launch that is right only if an undecided
+// winner turns out to be its config (a pending launch) is not clean, since placing a point
+// before it (an invalidate's effect) may make it right outright, and by the time the owner's
+// launch decides the winner that point can no longer be placed.
 bool apply_to(Step& step, Choice& choice, const std::function<void(Step&)>& apply, bool& clean) {
   const std::int64_t before = choice.violation_count;
+  const std::size_t pending_before = choice.pending.size();
   step.choice = &choice;
   step.dead = false;
   apply(step);
   step.choice = nullptr;
-  clean = choice.violation_count == before;
+  clean = choice.violation_count == before && choice.pending.size() <= pending_before;
   return !step.dead;
 }
 
+// Whether the event is an owner's launch that closes its attempt's publication window in this
+// choice (the attempt is still in flight: nothing published it earlier). on_launch has counted
+// the launch already, and only a call's first launch gets here.
+bool closes_publication(const Step& step, const Choice& choice) {
+  if (step.event.kind != EventKind::Launch) return false;
+  return std::any_of(choice.in_flight.begin(), choice.in_flight.end(), [&](const Attempt& attempt) {
+    return attempt.id != 0 && is_own_event(step.state, step.event, attempt.owner_call);
+  });
+}
+
 // Whether points must be tried before this event even where it breaks nothing as it stands: an
-// invalidate takes effect or not depending on whether an attempt ended before it, and a call that
-// re-enters its thread's call on the key is re-entrant only if that call's attempt began before.
-bool always_branches(const Event& event) {
-  return event.kind == EventKind::Invalidate || event.kind == EventKind::CallBegin;
+// invalidate takes effect or not depending on whether an attempt ended before it; a call that
+// re-enters its thread's call on the key is re-entrant only if that call's attempt began before;
+// and an invalidate in progress at an owner's launch may have taken effect before the attempt
+// published, with no effect then, so that the key stays tuned after the invalidate returns. That
+// last order is the one placement that adds answers rather than taking them away, and the event
+// that tells it apart (a later call that still launches the winner) comes after both windows
+// have closed, too late to place it.
+bool always_branches(const Step& step, const Choice& choice) {
+  const EventKind kind = step.event.kind;
+  if (kind == EventKind::Invalidate || kind == EventKind::CallBegin) return true;
+  return !choice.pending_invalidates.empty() && closes_publication(step, choice);
 }
 
 // The history of a key matters only to the windows still to be judged: those of its open calls
@@ -243,13 +264,15 @@ void for_each_choice(Step& step, const std::function<void(Step&)>& apply) {
     // Points are placed only where they could matter: in a choice that broke nothing yet, and
     // only when the event as it stands breaks a rule (or always_branches). Placing a point later
     // than the event that needs it never helps that event; placing it earlier, where no event
-    // needed it, can only take away answers that later calls read (docs/rules.md).
+    // needed it, can only take away answers that later calls read (docs/rules.md), except an
+    // invalidate's effect before a publication, which always_branches tries.
     const bool may_place = black_box && choice.violation_count == 0 && !placements(step, choice).empty();
+    const bool branches = may_place && always_branches(step, choice);
     std::optional<Choice> original;
     if (may_place) original = choice;
     bool clean = true;
     if (apply_to(step, choice, apply, clean)) add_unique(next, std::move(choice));
-    if (!may_place || (clean && !always_branches(step.event))) continue;
+    if (!may_place || (clean && !branches)) continue;
     for (Choice& alternative : alternatives(step, *original)) {
       bool alternative_clean = true;
       if (apply_to(step, alternative, apply, alternative_clean)) add_unique(next, std::move(alternative));
