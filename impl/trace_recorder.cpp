@@ -135,20 +135,15 @@ void TraceRecorder::delay_before_seq(double probability, std::chrono::nanosecond
 
 namespace {
 
-// A spin, not a sleep: sleeps round up to tens of microseconds.
-void spin_for(std::chrono::nanoseconds duration) noexcept {
-  const auto deadline = std::chrono::steady_clock::now() + duration;
-  while (std::chrono::steady_clock::now() < deadline) {
-  }
-}
-
 // With `probability`, a uniform delay in [0, max]: from a generator of the calling thread's own.
 void maybe_delay(double probability, std::chrono::nanoseconds max) noexcept {
   thread_local std::minstd_rand draws(static_cast<unsigned>(std::hash<std::thread::id>{}(std::this_thread::get_id())));
   const double unit = static_cast<double>(draws() - std::minstd_rand::min()) /
                       static_cast<double>(std::minstd_rand::max() - std::minstd_rand::min());
   if (unit >= probability) return;
-  spin_for(std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(max.count()) * unit / probability)));
+  // A sleep, not a spin: on a machine with fewer cores than threads a spinning thread would take
+  // the core that another thread needs to act in the window.
+  std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(max.count()) * unit / probability)));
 }
 
 }  // namespace

@@ -29,7 +29,8 @@
 //   - delay_before_seq() (stress runs): an event may wait a little before it takes its seq, so
 //     that an effect made before its report (a winner stored before its tune_end is reported)
 //     has time to be seen, and used, by other threads first. It draws from a per-thread
-//     generator and spins: it adds no synchronization either.
+//     generator and sleeps: it adds no synchronization either, and leaves the core to the
+//     threads that may act in the window.
 #pragma once
 
 #include <atomic>

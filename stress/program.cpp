@@ -128,7 +128,7 @@ ProgramMix ProgramMix::full() {
                     .bench_lock = 0.5,
                     .time_levels = 4,
                     .sync_noise = true,
-                    .recorder_delay = 0.05};
+                    .recorder_delay = 0.1};
 }
 
 const std::vector<std::string>& mix_names() {

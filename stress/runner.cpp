@@ -27,9 +27,10 @@ constexpr std::chrono::milliseconds kMonitorPeriod{20};
 // enough for another owner to call back into its key: the cycles of nested tunings (R11) then
 // show several times in every default-length run of the full mix, not once in a few.
 constexpr std::chrono::microseconds kNestedHookWork{100};
-// The longest wait of a recorded event before its seq (ProgramMix::recorder_delay): several
-// launches of other threads fit in it.
-constexpr std::chrono::microseconds kRecorderDelay{200};
+// The longest wait of a recorded event before its seq (ProgramMix::recorder_delay). A tuned key's
+// next call comes a third of a millisecond after its tune_end in the median of a full-mix round
+// (a tenth in one in ten), so a window this long usually holds another thread's call.
+constexpr std::chrono::milliseconds kRecorderDelay{2};
 
 // The step whose hook action has not fired yet on this worker thread: set before a top-level
 // call, taken by the pre-bench hook of the config it names (a FailAll step by none: it fails
