@@ -124,6 +124,11 @@ std::int64_t attempt_to_wait_on(const State& state, const KeyId& key);
 // shown edge by edge; nullopt when it would close none. Black-box: the cycle of possible waits
 // that the trace shows (model_wait_cycle.cpp).
 std::optional<std::string> wait_cycle(const State& state, const ThreadName& thread, const KeyId& key);
+// The cycle that `call` would close by waiting now, for a call that never waited (wait_cycle);
+// nullopt for one that waited. A call that waited decided at its wait_begin, where R11 judged it:
+// a cycle the graph holds when it later launches or raises (a new attempt on its key, whose owner
+// waits on this thread's outer attempt) is none that it closed.
+std::optional<std::string> cycle_closed_by(const State& state, const OpenCall& call);
 // A launch that is no valid answer by R5/R6, by a call that would have closed `cycle`. White-box:
 // judged as R9 judges a re-entrant call, as R11, and true. Black-box: true when it is the
 // fallback under re-entry policy fallback (the cycle's answer); false leaves it to R5/R6.

@@ -67,7 +67,7 @@ void judge_or_wait(Step& step, const OpenCall& call, const CallView& view) {
   Choice& choice = *step.choice;
   WindowFacts window = window_facts(step.state, choice, call, view, *e.config);
   if (is_right(window)) return;
-  if (auto cycle = wait_cycle(step.state, e.thread, call.key); cycle && judge_cycle_closing_launch(step, call, *cycle))
+  if (auto cycle = cycle_closed_by(step.state, call); cycle && judge_cycle_closing_launch(step, call, *cycle))
     return;
   std::string state_before = describe(step.state, call.key, e.thread, &choice);
   if (window.unsettled.empty())

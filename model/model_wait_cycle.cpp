@@ -126,6 +126,11 @@ std::optional<std::string> wait_cycle(const State& state, const ThreadName& thre
   return std::nullopt;
 }
 
+std::optional<std::string> cycle_closed_by(const State& state, const OpenCall& call) {
+  if (call.wait_open_seq || call.last_wait_begin_seq >= 0) return std::nullopt;
+  return wait_cycle(state, call.thread, call.key);
+}
+
 bool judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::string& cycle) {
   const Event& e = step.event;
   auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
@@ -147,7 +152,7 @@ bool judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::str
 void judge_cycle_closing_error(Step& step, const OpenCall& call) {
   const Event& e = step.event;
   if (!step.state.header.white_box || step.state.header.policy.reentry != ReentryPolicy::Fallback || call.launches > 0 || !e.error) return;
-  const std::optional<std::string> cycle = wait_cycle(step.state, e.thread, call.key);
+  const std::optional<std::string> cycle = cycle_closed_by(step.state, call);
   if (!cycle) return;
   report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},
                    thread_text(e.thread) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
