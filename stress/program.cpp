@@ -26,6 +26,9 @@ class Dice {
   std::mt19937_64 engine_;
 };
 
+// The share of nested calls made from inside the benchmark, under the bench lock.
+constexpr double kNestedInBenchmark = 0.5;
+
 HookAction pick_hook(Dice& dice, const ProgramMix& mix, bool can_nest) {
   if (dice.chance(mix.reenter)) return HookAction::Reenter;
   if (can_nest && dice.chance(mix.nested)) return HookAction::Nested;
@@ -47,6 +50,7 @@ Step make_step(Dice& dice, const ProgramShape& shape, const ProgramMix& mix) {
   step.hook_config = dice.below(shape.configs);
   if (step.hook == HookAction::Nested) {  // any key but its own: key + 1 .. key + keys - 1, wrapped
     step.nested_key = (step.key + 1 + dice.below(shape.keys - 1)) % shape.keys;
+    step.in_benchmark = dice.chance(kNestedInBenchmark);
   }
   return step;
 }
@@ -105,7 +109,7 @@ std::string describe(const Program& program) {
     out << "thread " << thread << ":";
     for (const Step& step : thread_program.steps) {
       out << ' ' << (step.invalidate ? "inv:" : "") << key_name(step.key) << hook_name(step.hook);
-      if (step.hook == HookAction::Nested) out << key_name(step.nested_key);
+      if (step.hook == HookAction::Nested) out << key_name(step.nested_key) << (step.in_benchmark ? "-in-bench" : "");
       if (step.hook != HookAction::None && step.hook != HookAction::FailAll) out << '@' << step.hook_config;
     }
     out << '\n';

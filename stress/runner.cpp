@@ -15,6 +15,7 @@
 #include "impl/sim_device.h"
 #include "impl/sim_kernel.h"
 #include "impl/trace_recorder.h"
+#include "benchmark_hook_kernel.h"
 #include "recording_kernel.h"
 #include "watchdog.h"
 
@@ -119,7 +120,10 @@ class Round {
     }
     caught_.resize(program.threads.size());
     recorder_.delay_before_seq(program.recorder_delay, kRecorderDelay);
-    if (!white_box_) recording_kernel_.emplace(device_kernel(), recorder_);
+    hook_kernel_.emplace(device_kernel(), [this](const Invocation& inv, const Config& config) {
+      on_benchmark(inv, config);
+    });
+    if (!white_box_) recording_kernel_.emplace(*hook_kernel_, recorder_);
     subject_ = subject.make(environment(options));
   }
 
@@ -139,7 +143,7 @@ class Round {
 
  private:
   SubjectEnvironment environment(const StressOptions& options) {
-    Kernel& kernel = recording_kernel_ ? static_cast<Kernel&>(*recording_kernel_) : device_kernel();
+    Kernel& kernel = recording_kernel_ ? static_cast<Kernel&>(*recording_kernel_) : *hook_kernel_;
     return SubjectEnvironment{
         .kernel = kernel,
         .space = space_,
@@ -271,18 +275,31 @@ class Round {
       inv.stream.synchronize();
       return throw_hook_failure(inv, config);
     }
-    // Any other action fires once, at the hook of the config it names.
-    if (pending_hook == nullptr || space_.index_of(config) != static_cast<std::size_t>(pending_hook->hook_config)) return;
+    // Any other action fires once, at the hook of the config it names (a nested call made from
+    // inside the benchmark, at on_benchmark).
+    if (pending_hook == nullptr || pending_hook->in_benchmark) return;
+    if (space_.index_of(config) != static_cast<std::size_t>(pending_hook->hook_config)) return;
     const Step* step = std::exchange(pending_hook, nullptr);
     switch (step->hook) {
       case HookAction::None:
       case HookAction::FailAll: return;
       case HookAction::Reenter: return run_call(std::string(inv.key));
-      case HookAction::Nested:
-        std::this_thread::sleep_for(kNestedHookWork);
-        return run_call(key_name(step->nested_key));
+      case HookAction::Nested: return run_nested(*step);
       case HookAction::Throw: return throw_hook_failure(inv, config);
     }
+  }
+
+  // Inside the kernel's benchmark, under the subject's bench lock: the nested call of a step
+  // that makes it there.
+  void on_benchmark(const Invocation& /*inv*/, const Config& config) {
+    if (pending_hook == nullptr || !pending_hook->in_benchmark) return;
+    if (space_.index_of(config) != static_cast<std::size_t>(pending_hook->hook_config)) return;
+    run_nested(*std::exchange(pending_hook, nullptr));
+  }
+
+  void run_nested(const Step& step) {
+    std::this_thread::sleep_for(kNestedHookWork);
+    run_call(key_name(step.nested_key));
   }
 
   // A throwing hook is a failed bench of `config`; a black-box subject cannot report it.
@@ -314,7 +331,8 @@ class Round {
   const SyncNoise sync_noise_;
   TraceRecorder recorder_;
   const bool white_box_;
-  std::optional<RecordingKernel> recording_kernel_;
+  std::optional<BenchmarkHookKernel> hook_kernel_;  // device_kernel() with on_benchmark
+  std::optional<RecordingKernel> recording_kernel_;  // black-box: *hook_kernel_, recorded
   BenchLock bench_lock_;
   std::unique_ptr<Subject> subject_;  // last: destroyed first, before what it refers to
   std::atomic<std::int64_t> completed_{0};

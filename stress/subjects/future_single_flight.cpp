@@ -78,6 +78,11 @@ Config FutureSingleFlight::wait(const Invocation& inv, std::unique_lock<std::mut
                                 std::shared_future<int> winner) {
   report(model::EventKind::WaitBegin, inv.key, inv.stream.id());
   lock.unlock();
+  // A wait from inside a benchmark (a nested call under the bench lock) gives up this thread's
+  // holds while it blocks, so that the owner it waits for can benchmark (impl/bench_lock.h); they
+  // are taken back when the wait is over.
+  BenchLockYield yield(env_.bench_lock);
+  yield.release();
   if (waiter_timeout_ && winner.wait_for(*waiter_timeout_) == std::future_status::timeout) {
     // timeout-retune's bug: the waiter takes a slow owner for a lost one and tunes again itself.
     report(model::EventKind::WaitEnd, inv.key, inv.stream.id());
