@@ -88,6 +88,21 @@ void tune_with_waiter(LineWriter& w, const std::string& owner, const std::string
   w.event(owner, "call_end", key, winner);
 }
 
+// The same in a black-box trace: no tune or wait events, and the waiter launches the winner
+// before the owner does, so that the checker must place the publication between the owner's last
+// bench and the waiter's launch, and settle the winner the waiter read at the owner's launch.
+void tune_with_waiter_black_box(LineWriter& w, const std::string& owner, const std::string& waiter,
+                                const std::string& key, int configs) {
+  const std::string winner = LineWriter::config(winner_of(configs));
+  w.event(owner, "call_begin", key);
+  w.event(waiter, "call_begin", key);
+  for (int c = 0; c < configs; ++c) w.event(owner, "bench", key, LineWriter::timed(c, configs));
+  w.event(waiter, "launch", key, winner);
+  w.event(waiter, "call_end", key, winner);
+  w.event(owner, "launch", key, winner);
+  w.event(owner, "call_end", key, winner);
+}
+
 void tuned_call(LineWriter& w, const std::string& thread, const std::string& key, int configs) {
   const std::string winner = LineWriter::config(winner_of(configs));
   w.event(thread, "call_begin", key);
@@ -97,11 +112,12 @@ void tuned_call(LineWriter& w, const std::string& thread, const std::string& key
 
 // An ordinary run: 16 threads over 64 keys of 8 configs. Keys are tuned (with a waiter), called
 // on, and now and then invalidated and tuned again. `fresh_threads` names a new thread for every
-// call, as a recorder that names threads by task would.
-std::int64_t ordinary(std::FILE* out, std::int64_t events, bool fresh_threads) {
+// call, as a recorder that names threads by task would. A black-box run shows what a recorder
+// outside the autotuner sees: calls, benches, launches, and each invalidate from its begin.
+std::int64_t ordinary(std::FILE* out, std::int64_t events, bool fresh_threads, bool white_box = true) {
   constexpr int kThreads = 16, kKeys = 64, kConfigs = 8;
   LineWriter w(out);
-  w.header(kConfigs, true);
+  w.header(kConfigs, white_box);
   std::vector<bool> tuned(kKeys, false);
   std::int64_t calls = 0;
   auto thread = [&](std::int64_t index) {
@@ -111,9 +127,10 @@ std::int64_t ordinary(std::FILE* out, std::int64_t events, bool fresh_threads) {
     const std::int64_t k = (step * 37) % kKeys;
     const std::string key = key_name(k);
     if (!tuned[k]) {
-      tune_with_waiter(w, thread(step), thread(step + 1), key, kConfigs);
+      (white_box ? tune_with_waiter : tune_with_waiter_black_box)(w, thread(step), thread(step + 1), key, kConfigs);
       tuned[k] = true;
     } else if (step % 53 == 0) {
+      if (!white_box) w.event(thread(step), "invalidate_begin", key);
       w.event(thread(step), "invalidate", key);
       tuned[k] = false;
     } else {
@@ -125,6 +142,7 @@ std::int64_t ordinary(std::FILE* out, std::int64_t events, bool fresh_threads) {
 
 std::int64_t ordinary_events(std::FILE* out, std::int64_t events) { return ordinary(out, events, false); }
 std::int64_t fresh_thread_names(std::FILE* out, std::int64_t events) { return ordinary(out, events, true); }
+std::int64_t black_box_events(std::FILE* out, std::int64_t events) { return ordinary(out, events, false, false); }
 
 // Ten keys, each tuned once over `configs` configs, with a waiter, then called 10 times.
 std::int64_t many_configs(std::FILE* out, std::int64_t configs) {
@@ -191,6 +209,7 @@ std::vector<Shape> checker_shapes(bool full_scale) {
   auto pick = [full_scale](Sizes full, Sizes small) { return full_scale ? full : small; };
   return {
       {"ordinary", "events", pick({100'000, 1'000'000, 10'000'000}, {1'000, 10'000}), 0, ordinary_events},
+      {"black_box", "events", pick({100'000, 1'000'000, 10'000'000}, {1'000, 10'000}), 0, black_box_events},
       {"fresh_thread_names", "events", pick({160'000, 1'600'000}, {1'000, 10'000}), 0, fresh_thread_names},
       {"many_configs", "configs", pick({10'000, 100'000}, {100, 1'000}), 0, many_configs},
       {"nesting_closed", "depth", pick({10'000, 100'000}, {100, 1'000}), 0, nesting_closed},
