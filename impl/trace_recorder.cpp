@@ -143,7 +143,9 @@ void maybe_delay(double probability, std::chrono::nanoseconds max) noexcept {
   if (unit >= probability) return;
   // A sleep, not a spin: on a machine with fewer cores than threads a spinning thread would take
   // the core that another thread needs to act in the window.
-  std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(max.count()) * unit / probability)));
+  const double fraction = unit / probability;  // uniform in [0, 1)
+  std::this_thread::sleep_for(
+      std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(max.count()) * fraction)));
 }
 
 }  // namespace

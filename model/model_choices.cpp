@@ -8,12 +8,13 @@
 // The trace is valid when some choice of one point in each window satisfies the rules. Only the
 // events of the same key can tell choices apart, so a point needs placing only in the gap just
 // before an event of its key, and only where that event needs it: each event is applied to each
-// choice as it stands, and where that breaks a rule (or the event is an invalidate, a call that
-// may be re-entrant, or an owner's launch while an invalidate is in progress), also to every way
-// of placing points just before it (placements() below). The choices the event rules out die; equal states merge. What a later event settles
-// (which bench was the last, which config the owner launches) is carried as a condition of the
-// choice: a bench after a placed end kills the choice; the owner's launch decides the winner that
-// the choice published undecided (undecided_answer()).
+// choice as it stands, and where that breaks a rule or leaves a launch pending (or the event is
+// an invalidate, a call that may be re-entrant, or an owner's launch while an invalidate is in
+// progress), also to every way of placing points just before it (placements() below). The
+// choices the event rules out die; equal states merge. What a later event settles (which bench
+// was the last, which config the owner launches) is carried as a condition of the choice: a bench
+// after a placed end kills the choice; the owner's launch decides the winner that the choice
+// published undecided (undecided_answer()).
 //
 // The latest point of every window is always a choice (the event that closes a window places its
 // point when no earlier one was), so the frontier never empties: the choice of latest points is

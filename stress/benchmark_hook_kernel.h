@@ -20,8 +20,10 @@ class BenchmarkHookKernel final : public Kernel {
 
   const std::string& name() const override { return inner_.name(); }
   void launch(const Invocation& inv, const Config& config) override { inner_.launch(inv, config); }
-  // The inner kernel's prepared launches, so that the tuned path is the one it has without the hook.
-  std::unique_ptr<PreparedLaunch> prepare(const Config& config) override { return inner_.prepare(config); }
+  // The inner kernel's prepared launches: the tuned path is the one it has without the hook.
+  std::unique_ptr<PreparedLaunch> prepare(const Config& config) override {
+    return inner_.prepare(config);
+  }
   // The hook's exception is the benchmark's failure, as a failing measurement's would be.
   double benchmark(const Invocation& inv, const Config& config) override {
     hook_(inv, config);

@@ -109,7 +109,8 @@ std::string describe(const Program& program) {
     out << "thread " << thread << ":";
     for (const Step& step : thread_program.steps) {
       out << ' ' << (step.invalidate ? "inv:" : "") << key_name(step.key) << hook_name(step.hook);
-      if (step.hook == HookAction::Nested) out << key_name(step.nested_key) << (step.in_benchmark ? "-in-bench" : "");
+      if (step.hook == HookAction::Nested)
+        out << key_name(step.nested_key) << (step.in_benchmark ? "-in-bench" : "");
       if (step.hook != HookAction::None && step.hook != HookAction::FailAll) out << '@' << step.hook_config;
     }
     out << '\n';

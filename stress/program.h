@@ -66,7 +66,7 @@ struct Step {
   bool invalidate = false;  // true: invalidate `key`; false: call `key`
   int key = 0;
   HookAction hook = HookAction::None;
-  int hook_config = 0;      // the config (index) whose pre-bench hook fires the action
+  int hook_config = 0;      // the config (index) whose pre-bench hook (or benchmark) fires it
   int nested_key = -1;      // the key a Nested hook calls (!= key)
   // A Nested action fires inside the kernel's benchmark of hook_config, where the subject holds
   // its bench lock, rather than in the pre-bench hook before it (BenchmarkHookKernel).

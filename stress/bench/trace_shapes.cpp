@@ -127,7 +127,8 @@ std::int64_t ordinary(std::FILE* out, std::int64_t events, bool fresh_threads, b
     const std::int64_t k = (step * 37) % kKeys;
     const std::string key = key_name(k);
     if (!tuned[k]) {
-      (white_box ? tune_with_waiter : tune_with_waiter_black_box)(w, thread(step), thread(step + 1), key, kConfigs);
+      const auto tune = white_box ? tune_with_waiter : tune_with_waiter_black_box;
+      tune(w, thread(step), thread(step + 1), key, kConfigs);
       tuned[k] = true;
     } else if (step % 53 == 0) {
       if (!white_box) w.event(thread(step), "invalidate_begin", key);

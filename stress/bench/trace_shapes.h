@@ -1,7 +1,7 @@
 // Generated traces for the checker benchmark (check_bench.cpp): each shape writes a trace whose
 // size grows along one dimension (events, white-box or black-box, distinct thread names, configs
-// per kernel, nesting depth, threads and keys), so that the benchmark can measure how the checker's time and memory
-// grow along each.
+// per kernel, nesting depth, threads and keys), so that the benchmark can measure how the
+// checker's time and memory grow along each.
 //
 // Every shape but `nesting_open` writes a trace that the checker must accept (exit 0); the
 // benchmark treats any other verdict as a failure of the run. `nesting_open` leaves every call
