@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "stress/program.h"
@@ -67,16 +68,23 @@ TEST(Program, PlainMixIsCallsOnly) {
 TEST(Program, NestedCallsGoToEveryOtherKeyInBothDirections) {
   const Program program = generate_program(shape(8, 5, 4, 400), ProgramMix::full(), 99, 0);
   std::set<std::pair<int, int>> pairs;
+  std::set<bool> places;  // in_benchmark: from the pre-bench hook, and from inside the benchmark
   for (const ThreadProgram& thread : program.threads) {
     for (const Step& step : thread.steps) {
-      if (step.hook != HookAction::Nested) continue;
+      if (step.hook != HookAction::Nested) {
+        EXPECT_FALSE(step.in_benchmark) << "only a nested call is made from inside the benchmark";
+        continue;
+      }
       EXPECT_NE(step.nested_key, step.key);
       EXPECT_GE(step.nested_key, 0);
       EXPECT_LT(step.nested_key, 5);
       pairs.insert({step.key, step.nested_key});
+      places.insert(step.in_benchmark);
     }
   }
   EXPECT_EQ(pairs.size(), 5u * 4u) << "every ordered pair of distinct keys, both directions";
+  EXPECT_EQ(places.size(), 2u) << "nested calls both from the pre-bench hook and under the bench lock";
+  EXPECT_NE(describe(program).find("-in-bench@"), std::string::npos) << "--print-program marks them";
 }
 
 TEST(Watchdog, StallsOnlyAfterTheLimitWithoutProgress) {
