@@ -526,10 +526,15 @@ std::optional<Config> BasicAutotuner<Sync>::tuned_config(std::string_view key) c
 
 template <class Sync>
 const Config& BasicAutotuner<Sync>::launch(const Invocation& inv, const LaunchChoice& what) {
-  if (what.prepared != nullptr) [[likely]] {
-    what.prepared->launch(inv);
-  } else {
-    kernel_.launch(inv, *what.config);
+  try {
+    if (what.prepared != nullptr) [[likely]] {
+      what.prepared->launch(inv);
+    } else {
+      kernel_.launch(inv, *what.config);
+    }
+  } catch (...) {
+    report_launch_failed(options_.observer, kernel_.name(), inv.key, what.config->str(), inv.stream.id());
+    throw;
   }
   if (options_.observer != nullptr) report_launch(inv, *what.config);
   return *what.config;

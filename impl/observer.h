@@ -7,6 +7,7 @@
 // record() must not call back into any autotuner and must not throw.
 #pragma once
 
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,5 +31,31 @@ class Observer {
   virtual ~Observer() = default;
   virtual void record(const ObservedEvent& event) noexcept = 0;
 };
+
+// Reports that the launch of `config` failed with the exception being handled: call it only inside
+// a catch block, which then rethrows. The call ends with that error, and the trace says why (R14).
+// It never throws, so that the launch's own error is the one that propagates: a message that
+// cannot be copied (out of memory) is replaced by a fixed one, and the event is still reported.
+inline void report_launch_failed(Observer* observer, std::string_view kernel, std::string_view key,
+                                 const std::string& config, int stream) noexcept {
+  if (observer == nullptr) return;
+  static const std::string kUncopied = "(the launch's error message could not be copied)";
+  ObservedEvent event{.kind = model::EventKind::LaunchFailed, .kernel = kernel, .key = key, .config = &config,
+                      .error = &kUncopied, .time_ns = std::nullopt, .stream = stream};
+  try {
+    std::string error;
+    try {
+      throw;
+    } catch (const std::exception& failure) {
+      error = failure.what();
+    } catch (...) {
+      error = "unknown exception";
+    }
+    event.error = &error;
+    observer->record(event);
+  } catch (...) {
+    observer->record(event);
+  }
+}
 
 }  // namespace safetune

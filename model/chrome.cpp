@@ -120,7 +120,8 @@ class ChromeWriter::Builder {
       case EventKind::TuneEnd: close(row, FrameKind::Attempt, ts, event); break;
       case EventKind::WaitEnd: close(row, FrameKind::Wait, ts, event); break;
       case EventKind::Bench: add_bench(row, ts, event); break;
-      case EventKind::Launch: add_launch(row, ts, event); break;
+      case EventKind::Launch:
+      case EventKind::LaunchFailed: add_launch(row, ts, event); break;
       case EventKind::Invalidate: instant(row, "invalidate " + key_label(event), "invalidate", ts, event); break;
       case EventKind::InvalidateBegin:
         instant(row, "invalidate called " + key_label(event), "invalidate", ts, event);
@@ -195,9 +196,11 @@ class ChromeWriter::Builder {
     emit_slice(row, "bench " + event.config.value_or("?") + outcome, "bench", start, ts, std::move(args));
   }
 
+  // A failed launch ends a black-box attempt as a launch does (docs/trace-format.md).
   void add_launch(Row& row, double ts, const Event& event) {
     if (!white_box_ && top_is(row, FrameKind::Attempt)) close(row, FrameKind::Attempt, ts, event);
-    instant(row, "launch " + event.config.value_or("?"), "launch", ts, event);
+    const std::string what = event.kind == EventKind::LaunchFailed ? "launch failed " : "launch ";
+    instant(row, what + event.config.value_or("?"), "launch", ts, event);
   }
 
   void instant(const Row& row, std::string name, const char* category, double ts, const Event& event) {

@@ -10,7 +10,7 @@ namespace safetune::model {
 namespace {
 
 // Indexed by the kind's value; the order must follow enum EventKind.
-constexpr std::array<std::pair<EventKind, std::string_view>, 10> kNames{{
+constexpr std::array<std::pair<EventKind, std::string_view>, 11> kNames{{
     {EventKind::CallBegin, "call_begin"},
     {EventKind::CallEnd, "call_end"},
     {EventKind::TuneBegin, "tune_begin"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<EventKind, std::string_view>, 10> kNames{{
     {EventKind::Launch, "launch"},
     {EventKind::Invalidate, "invalidate"},
     {EventKind::InvalidateBegin, "invalidate_begin"},
+    {EventKind::LaunchFailed, "launch_failed"},
 }};
 
 }  // namespace

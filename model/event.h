@@ -40,6 +40,7 @@ enum class EventKind : std::uint8_t {
   Launch,      // the call's real launch, with `config`
   Invalidate,  // the key goes back to not tuned
   InvalidateBegin,  // (optional) an invalidate of the key was called here; its invalidate marks its return
+  LaunchFailed,  // the call's launch of `config` failed with `error`; the call then ends with an error
 };
 
 // The trace spelling of each kind ("call_begin", ...).

@@ -137,6 +137,10 @@ void judge_call_end(Step& step, OpenCall& call) {
   if (e.config && call.launches == 0)
     report(step, Rule::R5, {call.begin_seq, e.seq},
            thread_text(e.thread) + " returned " + printable(*e.config) + " from its call on " + where() + " without launching");
+  else if (e.config && call.launch_failed)
+    report(step, Rule::R5, {call.launch_seq, e.seq},
+           thread_text(e.thread) + " returned " + printable(*e.config) + " from its call on " + where() +
+               ", although its launch failed (seq " + std::to_string(call.launch_seq) + ")");
   else if (e.config && *call.launched != *e.config)
     report(step, Rule::R5, {call.launch_seq, e.seq},
            thread_text(e.thread) + " launched " + printable(*call.launched) + " (seq " + std::to_string(call.launch_seq) +
@@ -149,7 +153,30 @@ void judge_call_end(Step& step, OpenCall& call) {
   }
 }
 
-// In one choice: R9 on a re-entrant call's result, R8 on an owner whose attempt failed.
+// Whether a rule names a reason for the call to end with an error (R14). A re-entrant call, and a
+// cycle-closing one in a white-box trace, are judged by R9 and R11 whichever the policy. A black-box
+// cycle is one of possible waits: it excuses an error under re-entry policy error only.
+bool may_raise(const Step& step, const OpenCall& call, const CallView& view) {
+  if (call.launch_failed || view.owned == Ownership::Failed || view.saw_failure || view.reentrant) return true;
+  const bool judged_by_r11 =
+      step.state.header.white_box || step.state.header.policy.reentry == ReentryPolicy::Error;
+  return judged_by_r11 && call.launches == 0 && cycle_closed_by(step.state, call).has_value();
+}
+
+// R14: an error with no reason that the rules name is a spurious failure.
+void judge_spurious_failure(Step& step, const OpenCall& call, const CallView& view) {
+  const Event& e = step.event;
+  if (!e.error || may_raise(step, call, view)) return;
+  const std::string why = view.owned == Ownership::Succeeded
+                              ? "its own attempt (" + seq_text(view.owned_attempt_id) + ") succeeded"
+                              : "it neither owned nor waited on an attempt that failed";
+  report_in_choice(step, Rule::R14, {call.begin_seq, e.seq},
+                   thread_text(e.thread) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
+                       ") raised \"" + printable(*e.error) + "\" at " + seq_text(e.seq) + ", but " + why +
+                       ", it was neither re-entrant nor closing a cycle, and no launch of it failed");
+}
+
+// In one choice: R9 on a re-entrant call's result, R8 on an owner whose attempt failed, R14.
 void judge_call_result(Step& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
   auto where = [&] {
@@ -161,7 +188,7 @@ void judge_call_result(Step& step, const OpenCall& call, const CallView& view) {
       report_in_choice(step, Rule::R9, {call.begin_seq, e.seq},
                        thread_text(e.thread) + "'s re-entrant call on " + where() + " returned " + printable(*e.config) +
                            " instead of an error (re-entry policy error)");
-    if (!error_policy && e.error)
+    if (!error_policy && e.error && !call.launch_failed)
       report_in_choice(step, Rule::R9, {call.begin_seq, e.seq},
                        thread_text(e.thread) + "'s re-entrant call on " + where() + " raised \"" + printable(*e.error) +
                            "\" instead of launching the fallback (re-entry policy fallback)");
@@ -171,6 +198,7 @@ void judge_call_result(Step& step, const OpenCall& call, const CallView& view) {
     report_in_choice(step, Rule::R8, {view.owned_attempt_id, e.seq},
                      thread_text(e.thread) + "'s attempt " + std::to_string(view.owned_attempt_id) + " on " + where() +
                          " failed, but its call returned " + printable(*e.config) + " instead of an error");
+  judge_spurious_failure(step, call, view);
 }
 
 // White-box R1: a call may not end while its attempt is open. Recovery: the attempt is dropped
@@ -216,7 +244,7 @@ void on_call_end(Step& step) {
   if (e.error) ++step.state.stats.errors;
   judge_call_end(step, *call);
   for_each_choice(step, [&](Step& in) {
-    CallView view = view_of(in, *call);
+    CallView& view = view_of(in, *call);  // a map node: stays put while ending an attempt adds views
     if (in.state.header.white_box) close_open_attempt(in, *call, view);
     else end_black_box_call(in, *call, view);
     if (in.dead) return;
@@ -297,7 +325,8 @@ void dispatch(Step& step) {
     case EventKind::TuneEnd: return on_tune_end(step);
     case EventKind::WaitBegin: return on_wait_begin(step);
     case EventKind::WaitEnd: return on_wait_end(step);
-    case EventKind::Launch: return on_launch(step);
+    case EventKind::Launch:
+    case EventKind::LaunchFailed: return on_launch(step);
     case EventKind::Invalidate: return on_invalidate(step);
     case EventKind::InvalidateBegin: return on_invalidate_begin(step);
   }

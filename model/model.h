@@ -1,5 +1,5 @@
 // The state-machine model of the reference autotuner: one pure step function over the trace
-// alphabet (event.h), judged by rules R1-R11 (docs/rules.md).
+// alphabet (event.h), judged by rules R1-R11 and R14 (docs/rules.md).
 //
 // Contract (the model is the oracle for the trace checker, the property tests, Relacy and Spin):
 //
@@ -90,8 +90,9 @@ struct OpenCall {
   std::int64_t begin_seq = 0;
   std::optional<std::int64_t> first_bench{};  // black-box: its attempt's id, once it benched
   int launches = 0;
-  std::optional<std::string> launched{};  // config of the first launch
+  std::optional<std::string> launched{};  // config of the first launch (or launch_failed)
   std::int64_t launch_seq = 0;
+  bool launch_failed = false;  // that first launch was a launch_failed: the call may raise (R14)
   std::optional<std::int64_t> wait_open_seq{};  // white-box: the open wait_begin
   std::int64_t last_wait_begin_seq = -1;        // white-box: the begin of the last closed wait
   std::int64_t waits_on_attempt = 0;  // white-box: the attempt in flight at the open wait_begin
@@ -111,6 +112,10 @@ struct CallView {
   // R8 (policy block): set when this call waited on an attempt that failed. Its launch must
   // then be a winner published after that failure.
   std::optional<std::int64_t> waited_on_failure_seq{};
+  // R14: set when this call waited on an attempt that failed (white-box, any policy) or, under
+  // policy block, was open on the key from another thread when one failed (black-box): it may
+  // end with an error.
+  bool saw_failure = false;
   bool operator==(const CallView&) const = default;
 };
 

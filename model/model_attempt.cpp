@@ -101,12 +101,14 @@ void check_winner(Step& step, std::int64_t id, const AttemptBenches& attempt, co
            chose() + " with no successful bench, but the kernel has " + std::to_string(listed->size()) + " configs");
 }
 
-// Under policy block, the calls that waited on a failed attempt must now end with an error or
-// launch a later winner. White-box: a wait of theirs overlapped the attempt. Black-box: they were
-// open on the key, on another thread, and had not launched.
+// The calls that waited on a failed attempt may now end with an error (R14); under policy block
+// they must end with one or launch a later winner (R8). White-box: a wait of theirs overlapped the
+// attempt. Black-box (policy block only: under fallback nobody waits): they were open on the key,
+// on another thread, and had not launched.
 void mark_waiters_of_failure(Step& step, const Attempt& attempt) {
-  if (step.state.header.policy.wait != WaitPolicy::Block) return;
+  const bool block = step.state.header.policy.wait == WaitPolicy::Block;
   const bool white_box = step.state.header.white_box;
+  if (!block && !white_box) return;
   for (const std::int64_t seq : key_state(step).open_calls) {
     const OpenCall& call = step.state.calls.at(seq);
     if (call.thread == attempt.owner || call.launches > 0) continue;
@@ -116,7 +118,9 @@ void mark_waiters_of_failure(Step& step, const Attempt& attempt) {
     // the call's window, stays a valid answer.
     const bool waited = call.wait_open_seq.value_or(-1) > attempt.id || call.last_wait_begin_seq > attempt.id;
     if (white_box && !waited) continue;
-    step.choice->views[seq].waited_on_failure_seq = step.event.seq;
+    CallView& view = step.choice->views[seq];
+    view.saw_failure = true;
+    if (block) view.waited_on_failure_seq = step.event.seq;
   }
 }
 

@@ -47,7 +47,9 @@ struct Placement {
 
 // Whether `event` is a bench, launch or call_end of the call that began at `call_seq`.
 bool is_own_event(const State& state, const Event& event, std::int64_t call_seq) {
-  if (event.kind != EventKind::Bench && event.kind != EventKind::Launch && event.kind != EventKind::CallEnd) return false;
+  if (event.kind != EventKind::Bench && event.kind != EventKind::Launch && event.kind != EventKind::LaunchFailed &&
+      event.kind != EventKind::CallEnd)
+    return false;
   auto it = state.threads.find(event.thread);
   return it != state.threads.end() && it->second.back() == call_seq;
 }
@@ -88,13 +90,14 @@ void early_begins(const Step& step, const Choice& choice, std::vector<Placement>
 }
 
 // The points that may matter just before the event. Before a call_begin only an early begin does
-// (R9), with what must precede it; before a call_end nothing does; before the others, the end of
-// the attempt in flight and the effect of an invalidate in progress.
+// (R9), with what must precede it; before a call_end that returns, nothing does; before the others,
+// the end of the attempt in flight and the effect of an invalidate in progress (a call_end that
+// raises may have waited on an attempt that failed just before it: R14).
 std::vector<Placement> placements(const Step& step, const Choice& choice) {
   std::vector<Placement> out;
   const EventKind kind = step.event.kind;
   if (kind == EventKind::CallBegin) early_begins(step, choice, out);
-  else if (kind != EventKind::CallEnd) ends_and_invalidates(step, choice, out);
+  else if (kind != EventKind::CallEnd || step.event.error) ends_and_invalidates(step, choice, out);
   return out;
 }
 
@@ -170,7 +173,7 @@ bool apply_to(Step& step, Choice& choice, const std::function<void(Step&)>& appl
 // choice (the attempt is still in flight: nothing published it earlier). on_launch has counted
 // the launch already, and only a call's first launch gets here.
 bool closes_publication(const Step& step, const Choice& choice) {
-  if (step.event.kind != EventKind::Launch) return false;
+  if (step.event.kind != EventKind::Launch && step.event.kind != EventKind::LaunchFailed) return false;
   return std::any_of(choice.in_flight.begin(), choice.in_flight.end(), [&](const Attempt& attempt) {
     return attempt.id != 0 && is_own_event(step.state, step.event, attempt.owner_call);
   });

@@ -125,6 +125,8 @@ void judge_black_box_launch(Step& step, const OpenCall& call, const CallView& vi
 
 }  // namespace
 
+// A launch_failed is judged as a launch of its config: the call read the key's state and chose
+// it, and for attempts and publication it counts as the launch did.
 void on_launch(Step& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
@@ -136,6 +138,7 @@ void on_launch(Step& step) {
   if (++call->launches > 1) return;
   call->launched = e.config;
   call->launch_seq = e.seq;
+  call->launch_failed = e.kind == EventKind::LaunchFailed;
   const bool black_box = !step.state.header.white_box;
   if (black_box && call->first_bench) ++step.state.stats.successful_tunings;  // its attempt succeeded
   for_each_choice(step, [&](Step& in) {

@@ -75,6 +75,11 @@ void check_outcome_fields(const Event& event) {
       forbid(event.error, "error", event.kind);
       forbid(event.time_ns, "time_ns", event.kind);
       return;
+    case EventKind::LaunchFailed:
+      demand(event.config, "config", event.kind);
+      demand(event.error, "error", event.kind);
+      forbid(event.time_ns, "time_ns", event.kind);
+      return;
     default:
       forbid(event.config, "config", event.kind);
       forbid(event.error, "error", event.kind);

@@ -11,8 +11,8 @@ struct RuleText {
   std::string_view name;
 };
 
-// Indexed by the rule's number minus one; the order must follow enum Rule.
-constexpr std::array<RuleText, 11> kRules{{
+// Indexed by rule_index(); the order must follow kRules.
+constexpr std::array<RuleText, kRuleCount> kTexts{{
     {"R1", "nesting"},
     {"R2", "exclusive tuning"},
     {"R3", "single tuning"},
@@ -24,9 +24,10 @@ constexpr std::array<RuleText, 11> kRules{{
     {"R9", "re-entry"},
     {"R10", "isolation"},
     {"R11", "no wait cycle"},
+    {"R14", "no spurious failure"},
 }};
 
-const RuleText& text_of(Rule rule) { return kRules.at(static_cast<std::size_t>(rule) - 1); }
+const RuleText& text_of(Rule rule) { return kTexts.at(rule_index(rule)); }
 
 }  // namespace
 

@@ -1,6 +1,7 @@
-// What the model reports when a trace breaks a rule (R1-R11, docs/rules.md).
+// What the model reports when a trace breaks a rule (R1-R11 and R14, docs/rules.md).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -9,11 +10,21 @@
 
 namespace safetune::model {
 
-enum class Rule : std::uint8_t { R1 = 1, R2, R3, R4, R5, R6, R7, R8, R9, R10, R11 };
-inline constexpr std::size_t kRuleCount = 11;
-inline constexpr std::size_t rule_index(Rule rule) { return static_cast<std::size_t>(rule) - 1; }  // 0-based
+// A rule's value is its number. R12 and R13 (the results store's rules, DESIGN.md) are not
+// enforced yet, so they have no value here.
+enum class Rule : std::uint8_t { R1 = 1, R2, R3, R4, R5, R6, R7, R8, R9, R10, R11, R14 = 14 };
+// Every rule the model enforces, in order: loops over the rules and per-rule arrays use it.
+inline constexpr std::array<Rule, 12> kRules{Rule::R1, Rule::R2, Rule::R3, Rule::R4,  Rule::R5,  Rule::R6,
+                                             Rule::R7, Rule::R8, Rule::R9, Rule::R10, Rule::R11, Rule::R14};
+inline constexpr std::size_t kRuleCount = kRules.size();
+// The rule's place in kRules (0-based).
+inline constexpr std::size_t rule_index(Rule rule) {
+  std::size_t i = 0;
+  while (i < kRuleCount && kRules[i] != rule) ++i;
+  return i;
+}
 
-std::string_view rule_id(Rule rule);    // "R1" ... "R11"
+std::string_view rule_id(Rule rule);    // "R1" ... "R11", "R14"
 std::string_view rule_name(Rule rule);  // "nesting", "exclusive tuning", ...
 
 struct Violation {

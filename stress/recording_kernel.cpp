@@ -19,7 +19,12 @@ ObservedEvent event_for(model::EventKind kind, const Kernel& kernel, const Invoc
 }  // namespace
 
 void RecordingKernel::launch(const Invocation& inv, const Config& config) {
-  inner_.launch(inv, config);
+  try {
+    inner_.launch(inv, config);
+  } catch (...) {
+    report_launch_failed(&observer_, inner_.name(), inv.key, config.str(), inv.stream.id());
+    throw;
+  }
   observer_.record(event_for(model::EventKind::Launch, inner_, inv, config));
 }
 

@@ -3,8 +3,9 @@
 // A user's autotuner reports nothing, but it must bench and launch through the Kernel it was
 // given. This wrapper forwards every benchmark() and launch() to the real kernel and reports a
 // `bench` (with time_ns, or the error) and a `launch` event to the Observer, on the calling
-// thread, right after the real operation returns. A failed launch is reported as nothing (the
-// call then ends with an error or launches another config). Exceptions pass through unchanged.
+// thread, right after the real operation returns. A launch that throws is reported as a
+// `launch_failed` with the exception's message: the call then ends with an error, and the trace
+// says why (R14). Exceptions pass through unchanged.
 #pragma once
 
 #include <string>

@@ -50,7 +50,7 @@ std::string truncation_note(const model::CheckResult& result) {
   std::string by_rule;
   for (std::size_t i = 0; i < model::kRuleCount; ++i) {
     if (result.violation_totals[i] == 0) continue;
-    by_rule += (by_rule.empty() ? "" : ", ") + std::string(model::rule_id(static_cast<model::Rule>(i + 1))) + ": " +
+    by_rule += (by_rule.empty() ? "" : ", ") + std::string(model::rule_id(model::kRules[i])) + ": " +
                std::to_string(result.violation_totals[i]);
   }
   return std::to_string(result.violations_total()) + " violations in all (" + by_rule + "); listed: the first " +

@@ -33,7 +33,7 @@ nlohmann::json violation_counts_json(const model::CheckResult& result) {
   nlohmann::json totals = nlohmann::json::object();
   for (std::size_t i = 0; i < model::kRuleCount; ++i)
     if (result.violation_totals[i] > 0)
-      totals[std::string(model::rule_id(static_cast<model::Rule>(i + 1)))] = result.violation_totals[i];
+      totals[std::string(model::rule_id(model::kRules[i]))] = result.violation_totals[i];
   return {{"violations", violations_json(result.violations)},
           {"violations_total", result.violations_total()},
           {"violation_totals", std::move(totals)},

@@ -128,7 +128,12 @@ Config FutureSingleFlight::reentry_answer(const Invocation& inv, const std::stri
 }
 
 Config FutureSingleFlight::launch(const Invocation& inv, const Config& config) {
-  env_.kernel.launch(inv, config);
+  try {
+    env_.kernel.launch(inv, config);
+  } catch (...) {
+    report_launch_failed(env_.observer, env_.kernel.name(), inv.key, config.str(), inv.stream.id());
+    throw;
+  }
   report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
   return config;
 }

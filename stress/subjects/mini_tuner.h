@@ -323,7 +323,12 @@ void BasicMiniTuner<Sync>::clear_attempt(Entry& entry, const Attempt& attempt) {
 template <class Sync>
 Config BasicMiniTuner<Sync>::launch(const Invocation& inv, int index) {
   const Config& config = index == kFallbackIndex ? *env_.fallback : env_.space[static_cast<std::size_t>(index)];
-  env_.kernel.launch(inv, config);
+  try {
+    env_.kernel.launch(inv, config);
+  } catch (...) {
+    report_launch_failed(env_.observer, env_.kernel.name(), inv.key, config.str(), inv.stream.id());
+    throw;
+  }
   report(model::EventKind::Launch, inv.key, inv.stream.id(), &config.str());
   return config;
 }

@@ -13,7 +13,8 @@ Contract:
   that do_bench returned (ms * 1e6), or `error` when _bench raised or returned a non-finite time
   (Triton gives inf to a config that failed to compile or ran out of resources).
 - The call's final launch (its fn.run outside _bench) is one `launch`, taken after fn.run
-  returns; its config is read back from the launch's keyword arguments.
+  returns; its config is read back from the launch's keyword arguments. A final fn.run that
+  raises is one `launch_failed` of that config, with the error (`TypeName: message`).
 - The header lists each kernel's configs (config_text) in Triton's bench order, except for a
   kernel whose prune_configs ever returned fewer or other configs: its attempts bench a subset.
 - Events go through one TraceLog: one lock, one global seq. Threads are numbered in the order
@@ -142,16 +143,31 @@ class _LaunchProbe:
         self.fn = fn
         self._local = recorder._local
         self._on_launch = recorder._on_launch
+        self._on_launch_failed = recorder._on_launch_failed
         self._kernel = kernel
 
     def run(self, *args, **kwargs):
-        result = self.fn.run(*args, **kwargs)
+        try:
+            result = self.fn.run(*args, **kwargs)
+        except BaseException as error:
+            thread, call = self._final_launch_of()
+            if call is not None:
+                self._on_launch_failed(thread, call, kwargs, error)
+            raise
+        thread, call = self._final_launch_of()
+        if call is not None:
+            self._on_launch(thread, call, kwargs)
+        return result
+
+    def _final_launch_of(self):
+        """(thread, call) when this fn.run is the final launch of the thread's innermost call of
+        this kernel, else (thread, None)."""
         thread = getattr(self._local, "state", None)
         if thread is not None and thread.calls:
             call = thread.calls[-1]
             if call.kernel is self._kernel and not call.benching:
-                self._on_launch(thread, call, kwargs)
-        return result
+                return thread, call
+        return thread, None
 
     def __getattr__(self, name):
         return getattr(self.fn, name)
@@ -399,6 +415,11 @@ class Recorder:
             None,
             thread.stream,
         )
+
+    def _on_launch_failed(self, thread, call, kwargs, error):
+        """The final launch of `call` raised: a `launch_failed`, and the call ends with that error."""
+        config = call.kernel.launched_text(kwargs)
+        self._event(thread, "launch_failed", call, config=config, error=describe(error))
 
     def _prune(self, prune, tuner, kwargs):
         configs = prune(tuner, kwargs)

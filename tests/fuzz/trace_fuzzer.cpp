@@ -87,7 +87,7 @@ bool holds_seq(const Trace& trace, std::int64_t seq) {
 
 void check_violations(const Trace& trace, const std::vector<Violation>& violations) {
   for (const Violation& violation : violations) {
-    require(violation.rule >= Rule::R1 && violation.rule <= Rule::R11);
+    require(rule_index(violation.rule) < kRuleCount);
     require(!violation.message.empty() && !violation.seqs.empty());
     for (std::int64_t seq : violation.seqs) require(holds_seq(trace, seq));
   }

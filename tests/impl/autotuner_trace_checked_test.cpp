@@ -1,5 +1,5 @@
 // The autotuner's white-box traces, recorded by TraceRecorder from real threads, satisfy the
-// model (R1-R11); and a trace recorded the same way with a planted early use is caught, so the
+// model (R1-R11, R14); and a trace recorded the same way with a planted early use is caught, so the
 // check can fail.
 #include <gtest/gtest.h>
 
@@ -71,6 +71,49 @@ TEST(AutotunerTraceChecked, AllFailingAttemptWithWaitersPassesTheModel) {
     EXPECT_EQ(result.stats.errors, 30);
     EXPECT_EQ(result.stats.successful_tunings, 0);
   });
+}
+
+// R14: a call that raises because its final launch failed says why, with a launch_failed of the
+// config it launched, in both the owner's call and a later call on the tuned key.
+TEST(AutotunerTraceChecked, AFinalLaunchThatFailsIsALaunchFailedAndPassesTheModel) {
+  FakeKernel kernel({{"BLOCK=64", 1}, {"BLOCK=128", 2}});
+  kernel.fail_launch("BLOCK=64");
+  const ConfigSpace space = ConfigSpace::parse("BLOCK=64;BLOCK=128");
+  TraceRecorder recorder(header_for(kernel, space));
+  Autotuner tuner(kernel, space, testing::observed_by(&recorder));
+  TraceRecorder::bind_thread(0);
+  FakeStream stream(0);
+  for (int i = 0; i < 2; ++i) recorded_call(tuner, recorder, "add", "k", stream);
+  const model::Trace trace = recorder.snapshot();
+  std::vector<const model::Event*> failed;
+  for (const model::Event& event : trace.events)
+    if (event.kind == model::EventKind::LaunchFailed) failed.push_back(&event);
+  ASSERT_EQ(failed.size(), 2u);
+  for (const model::Event* event : failed) {
+    EXPECT_EQ(event->config, "BLOCK=64");
+    EXPECT_NE(event->error.value_or("").find("BLOCK=64"), std::string::npos) << event->error.value_or("");
+  }
+  const model::CheckResult result = model::check(trace);
+  EXPECT_TRUE(result.ok()) << testing::violation_text(result);
+  EXPECT_EQ(result.stats.errors, 2);
+  EXPECT_EQ(result.stats.successful_tunings, 1);
+}
+
+// Without its launch_failed events the same trace is a spurious failure: the check can fail.
+TEST(AutotunerTraceChecked, TheSameFailuresWithoutTheirLaunchFailedAreSpurious) {
+  FakeKernel kernel({{"BLOCK=64", 1}, {"BLOCK=128", 2}});
+  kernel.fail_launch("BLOCK=64");
+  const ConfigSpace space = ConfigSpace::parse("BLOCK=64;BLOCK=128");
+  TraceRecorder recorder(header_for(kernel, space));
+  Autotuner tuner(kernel, space, testing::observed_by(&recorder));
+  TraceRecorder::bind_thread(0);
+  FakeStream stream(0);
+  for (int i = 0; i < 2; ++i) recorded_call(tuner, recorder, "add", "k", stream);
+  model::Trace trace = recorder.snapshot();
+  std::erase_if(trace.events, [](const model::Event& e) { return e.kind == model::EventKind::LaunchFailed; });
+  const model::CheckResult result = model::check(trace);
+  ASSERT_EQ(result.violations.size(), 2u) << testing::violation_text(result);
+  for (const model::Violation& violation : result.violations) EXPECT_EQ(violation.rule, model::Rule::R14);
 }
 
 TEST(AutotunerTraceChecked, APlantedEarlyUseIsCaught) {

@@ -142,6 +142,17 @@ TEST(ReadEvent, LaunchCarriesConfigAndNoError) {
   expect_error(event_line(1, "launch", R"(,"config":"A=1","error":"x")"), 1, "\"error\"", "not allowed", "launch");
 }
 
+TEST(ReadEvent, LaunchFailedCarriesConfigAndError) {
+  const Event event = expect_trace(event_line(1, "launch_failed", R"(,"config":"A=1","error":"refused")")).events.at(0);
+  EXPECT_EQ(event.kind, EventKind::LaunchFailed);
+  EXPECT_EQ(event.config, "A=1");
+  EXPECT_EQ(event.error, "refused");
+  expect_error(event_line(1, "launch_failed", R"(,"config":"A=1")"), 1, "\"error\"", "missing", "launch_failed");
+  expect_error(event_line(1, "launch_failed", R"(,"error":"x")"), 1, "\"config\"", "missing", "launch_failed");
+  expect_error(event_line(1, "launch_failed", R"(,"config":"A=1","error":"x","time_ns":3)"), 1, "\"time_ns\"",
+               "not allowed", "launch_failed");
+}
+
 TEST(ReadEvent, OutcomeFieldsAreNotAllowedWhereTheyMeanNothing) {
   expect_error(event_line(1, "call_begin", R"(,"config":"A=1")"), 1, "\"config\"", "not allowed", "call_begin");
   expect_error(event_line(1, "invalidate", R"(,"error":"x")"), 1, "\"error\"", "not allowed", "invalidate");

@@ -101,13 +101,14 @@ Trace random_trace(std::mt19937& random) {
   for (int i = pick(30); i > 0; --i) {
     seq += 1 + pick(1000);
     Name thread = pick(2) ? Name::integer(pick(5) - 2) : Name::string("t\"" + std::to_string(pick(3)) + "\xC3\xA9");
-    Event event = make_event(seq, thread, static_cast<EventKind>(pick(9)), "key\n" + std::to_string(pick(4)));
+    Event event = make_event(seq, thread, static_cast<EventKind>(pick(11)), "key\n" + std::to_string(pick(4)));
     const std::string config = "A=" + std::to_string(pick(5)) + ",B=x";
     switch (event.kind) {
       case EventKind::Bench: event.config = config; pick(2) ? (void)(event.time_ns = random() / 7.0) : (void)(event.error = "e"); break;
       case EventKind::CallEnd:
       case EventKind::TuneEnd: pick(2) ? (void)(event.config = config) : (void)(event.error = "failed \\ \t"); break;
       case EventKind::Launch: event.config = config; break;
+      case EventKind::LaunchFailed: event.config = config; event.error = "refused"; break;
       default: break;
     }
     if (pick(2)) event.t_ns = static_cast<std::int64_t>(random()) * (pick(2) ? 1 : -1);

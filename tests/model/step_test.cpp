@@ -36,17 +36,40 @@ std::vector<Rule> rules_of(const CheckResult& result) {
   return rules;
 }
 
-TEST(Step, IsPureSameInputSameOutputAndInputUntouched) {
+// step() takes its state by value, so the caller's copy is untouched by the language itself. What
+// purity can break is hidden state: a cache or counter kept between calls would make the same
+// input give another output after other states went through step() in between.
+TEST(Step, IsPureSameInputSameOutputWhateverRanBetween) {
   TraceBuilder b(true);
   b.configs({A, B}).call_begin(1).tune_begin(1).call_begin(2).wait_begin(2).bench(1, A, 5);
   const State before = run(b.trace());
   const Event next = TraceBuilder(b).bench(1, B, 9).trace().events.back();
-  const State copy = before;
-  StepResult first = step(copy, next);
-  StepResult second = step(copy, next);
-  EXPECT_TRUE(copy == before);
+  const StepResult first = step(before, next);
+  TraceBuilder other(false);  // another trace through step() in between, breaking rules
+  other.configs({A}).call_begin(7).launch(7, B).call_end(7, A).call_begin(8).call_end(8, A);
+  std::vector<Violation> other_found;
+  run(other.trace(), &other_found);
+  ASSERT_FALSE(other_found.empty());
+  const StepResult second = step(before, next);
   EXPECT_TRUE(first.next == second.next);
+  EXPECT_EQ(first.violations, second.violations);
   EXPECT_FALSE(first.next.benches == before.benches);  // the bench was recorded in the attempt
+}
+
+// advance() is step() done in place: the same next state and the same violations.
+TEST(Step, AdvanceIsStepInPlace) {
+  TraceBuilder b(true);
+  b.configs({A, B}).call_begin(1).tune_begin(1).bench(1, A, 5).bench(1, B, 9).tune_end(1, A);
+  b.launch(1, A).call_end(1, A).call_begin(2);
+  const State before = run(b.trace());
+  const Event next = TraceBuilder(b).tune_begin(2).trace().events.back();  // R3
+  const StepResult stepped = step(before, next);
+  State in_place = before;
+  std::vector<Violation> found;
+  advance(in_place, next, found);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found, stepped.violations);
+  EXPECT_TRUE(in_place == stepped.next);
 }
 
 TEST(Step, ViolationNamesRuleSeqsThreadsAndStateBefore) {
@@ -216,10 +239,14 @@ TEST(Names, RuleAndEventNamesRoundTrip) {
   EXPECT_EQ(rule_id(Rule::R1), "R1");
   EXPECT_EQ(rule_id(Rule::R10), "R10");
   EXPECT_EQ(rule_name(Rule::R6), "no early use");
+  EXPECT_EQ(rule_id(Rule::R14), "R14");
+  EXPECT_EQ(rule_name(Rule::R14), "no spurious failure");
+  EXPECT_EQ(rule_index(Rule::R14), kRuleCount - 1);
   for (auto kind : {EventKind::CallBegin, EventKind::CallEnd, EventKind::TuneBegin, EventKind::Bench,
                     EventKind::TuneEnd, EventKind::WaitBegin, EventKind::WaitEnd, EventKind::Launch,
-                    EventKind::Invalidate})
+                    EventKind::Invalidate, EventKind::InvalidateBegin, EventKind::LaunchFailed})
     EXPECT_EQ(parse_event_name(event_name(kind)), kind);
+  EXPECT_EQ(event_name(EventKind::LaunchFailed), "launch_failed");
   EXPECT_EQ(parse_event_name("call-begin"), std::nullopt);
 }
 

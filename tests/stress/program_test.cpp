@@ -109,24 +109,27 @@ model::Event event(std::int64_t seq, int thread, model::EventKind kind, const ch
 
 TEST(Watchdog, StuckCallsAreTheOpenCallsWithTheirStateBefore) {
   model::Trace trace;
+  trace.header.configs["k"] = {"A=1"};  // one config: a call may launch it untuned
   trace.events = {event(1, 0, model::EventKind::CallBegin, "a"),
                   event(2, 1, model::EventKind::CallBegin, "b"),
-                  event(3, 1, model::EventKind::CallEnd, "b"),
-                  event(4, 1, model::EventKind::CallBegin, "c")};
-  trace.events[2].error = "x";
+                  event(3, 1, model::EventKind::Launch, "b"),
+                  event(4, 1, model::EventKind::CallEnd, "b"),
+                  event(5, 1, model::EventKind::CallBegin, "c")};
+  trace.events[2].config = "A=1";
+  trace.events[3].config = "A=1";
   model::CheckResult result = model::check(trace);
   mark_stuck_calls(result, 5);
   ASSERT_EQ(result.violations.size(), 2u);
   EXPECT_EQ(result.violations[0].seqs, (std::vector<std::int64_t>{1}));
-  EXPECT_EQ(result.violations[1].seqs, (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(result.violations[1].seqs, (std::vector<std::int64_t>{5}));
   for (const model::Violation& violation : result.violations) {
     EXPECT_EQ(violation.rule, model::Rule::R7);
     EXPECT_TRUE(violation.message.starts_with("stuck: no event for 5 s; ")) << violation.message;
   }
-  EXPECT_NE(result.violations[1].message.find("thread 1's call on k[c] (seq 4)"), std::string::npos)
+  EXPECT_NE(result.violations[1].message.find("thread 1's call on k[c] (seq 5)"), std::string::npos)
       << result.violations[1].message;
   EXPECT_NE(result.violations[1].state_before.find("k[c]: Cold"), std::string::npos) << result.violations[1].state_before;
-  EXPECT_NE(result.violations[1].state_before.find("thread 1: open calls [k[c] from seq 4]"), std::string::npos)
+  EXPECT_NE(result.violations[1].state_before.find("thread 1: open calls [k[c] from seq 5]"), std::string::npos)
       << result.violations[1].state_before;
 }
 

@@ -29,7 +29,7 @@ class CollectingObserver final : public Observer {
   std::vector<Seen> seen;
 };
 
-TEST(RecordingKernel, ReportsBenchesAndLaunches) {
+TEST(RecordingKernel, ReportsBenchesLaunchesAndFailedLaunches) {
   sim::SimDevice device;
   const Config good = Config::parse("BLOCK=64");
   const Config bad = Config::parse("BLOCK=128");
@@ -47,7 +47,7 @@ TEST(RecordingKernel, ReportsBenchesAndLaunches) {
   EXPECT_THROW(recording.launch(inv, bad), LaunchError);
   stream->synchronize();
 
-  ASSERT_EQ(observer.seen.size(), 3u);
+  ASSERT_EQ(observer.seen.size(), 4u);
   EXPECT_EQ(observer.seen[0].kind, model::EventKind::Bench);
   EXPECT_EQ(observer.seen[0].config, "BLOCK=64");
   EXPECT_TRUE(observer.seen[0].has_time);
@@ -57,6 +57,10 @@ TEST(RecordingKernel, ReportsBenchesAndLaunches) {
   EXPECT_FALSE(observer.seen[1].has_time);
   EXPECT_EQ(observer.seen[2].kind, model::EventKind::Launch);
   EXPECT_EQ(observer.seen[2].key, "k0");
+  EXPECT_EQ(observer.seen[3].kind, model::EventKind::LaunchFailed);  // R14: the call's error has a reason
+  EXPECT_EQ(observer.seen[3].config, "BLOCK=128");
+  EXPECT_NE(observer.seen[3].error.find("injected launch failure"), std::string::npos) << observer.seen[3].error;
+  EXPECT_FALSE(observer.seen[3].has_time);
   EXPECT_EQ(recording.name(), kernel.name());
 }
 

@@ -85,6 +85,16 @@ class RecorderTest(unittest.TestCase):
         self.assertEqual(events[2]["error"], "ValueError: config BLOCK=128 cannot launch")
         self.assertEqual(events[3]["error"], "ValueError: config BLOCK=128 cannot launch")
 
+    def test_a_final_launch_that_raises_is_a_launch_failed_and_a_failed_call(self):
+        kernel = StandinKernel(fail={64: RuntimeError})  # one config: Triton launches it unbenched
+        with self.assertRaises(RuntimeError):
+            self.tuner(kernel, configs=block_configs((64,))).run([0], 8, grid=(1,))
+        _, events = self.trace()
+        self.assertEqual([e["event"] for e in events], ["call_begin", "launch_failed", "call_end"])
+        self.assertEqual(events[1]["config"], TEXT[64])
+        self.assertEqual(events[1]["error"], "RuntimeError: config BLOCK=64 cannot launch")
+        self.assertEqual(events[2]["error"], events[1]["error"])
+
     def test_seq_is_global_and_each_thread_nests_its_calls(self):
         tuner = self.tuner()
 
