@@ -59,6 +59,7 @@
  *   MUTATION_REENTRY_WAITS           a same-key re-entry waits for its own attempt (it skips
  *                                    the wait graph too, which would see a cycle of one)
  *   MUTATION_INVALIDATE_IN_FLIGHT    invalidate makes a Tuning key Cold
+ *   MUTATION_NO_CLAIM                not a broken subject: the LTL claim deleted (check.sh must fail)
  *   MUTATION_NO_CYCLE_CHECK          no wait graph: two owners, each in the other key's
  *                                    benchmark, wait for each other for ever
  */
@@ -480,5 +481,9 @@ init {
 }
 
 /* Liveness (pan -a -f: weak fairness): every thread finishes, so every call it makes returns.
- * Calls per thread are bounded, so this is "every call eventually returns" for this scope. */
+ * Calls per thread are bounded, so this is "every call eventually returns" for this scope.
+ * MUTATION_NO_CLAIM deletes it: check.sh must then refuse to pass the liveness check, since pan
+ * would search for acceptance cycles of no claim and find none. */
+#ifndef MUTATION_NO_CLAIM
 ltl returns { <> (finished == NT) }
+#endif

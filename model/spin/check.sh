@@ -5,7 +5,9 @@
 #                 [--expect-error REGEX] [--define NAME[=VALUE]]... [--spin PATH] [--cc PATH]
 #
 #   safety    pan compiled with -DNOCLAIM: assertions and invalid end states (deadlocks).
-#   liveness  pan -a -f: acceptance cycles of the model's LTL claim under weak fairness.
+#   liveness  pan -a -f: acceptance cycles of the model's LTL claim under weak fairness. pan
+#             must say that it used a never claim ("never claim + (name)"): without one it
+#             searches nothing of the claim's and reports no errors, so the check fails.
 #   --expect pass  succeeds only when pan reports `errors: 0` AND the search was complete
 #                  (a truncated search proves nothing, so it fails rather than passes).
 #   --expect fail  succeeds only when pan reports errors > 0 (a mutation must be caught), and,
@@ -76,7 +78,13 @@ elapsed=$(sed -n 's/^pan: elapsed time \(.*\)/\1/p' pan.log | head -n 1)
 first_error=$(grep -m 1 -E '^pan:[0-9]+: ' pan.log || true)
 incomplete=$(grep -m 1 -E 'Search not completed|max search depth too small' pan.log || true)
 
-echo "spin $mode ${defines[*]}: errors: $errors, states stored: ${stored:-?}, time: ${elapsed:-?}"
+claim=$(sed -n 's/^[[:space:]]*never claim[[:space:]]*\([+-].*\)$/\1/p' pan.log | head -n 1)
+if [[ $mode == liveness && $claim != +* ]]; then
+  echo "FAIL: pan used no never claim (it says: never claim ${claim:-?}), so the liveness check checked nothing" >&2
+  exit 1
+fi
+
+echo "spin $mode ${defines[*]}: errors: $errors, states stored: ${stored:-?}, time: ${elapsed:-?}${claim:+, never claim $claim}"
 [[ -z $first_error ]] || echo "  first error: $first_error"
 # pan stops at its first error, so "Search not completed" matters only when none was found.
 ((errors > 0)) || [[ -z $incomplete ]] || echo "  search incomplete: $incomplete"

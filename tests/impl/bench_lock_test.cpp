@@ -28,25 +28,33 @@ TEST(BenchLock, IsReentrantForItsHolder) {
   });
 }
 
+// The other thread reads, when lock() lets it in, how many holds the main thread still has: it
+// must see none. It announces that it is about to call lock(), so the check cannot pass because it
+// had not started; the main thread keeps each hold 50 ms after that, so a lock that lets it in
+// early is seen holding 2 or 1 (a slow start only makes the check weaker, never wrong).
 TEST(BenchLock, ExcludesOtherThreadsUntilFullyReleased) {
   run_with_deadline([] {
     BenchLock lock;
     lock.lock();
     lock.lock();
-    std::atomic<bool> other_got_it{false};
+    std::atomic<int> main_holds{2};
+    std::atomic<bool> other_locking{false};
+    std::atomic<int> seen_at_entry{-1};
     std::thread other([&] {
+      other_locking = true;
       lock.lock();
-      other_got_it = true;
+      seen_at_entry = main_holds.load();
       lock.unlock();
     });
+    while (!other_locking) std::this_thread::yield();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    EXPECT_FALSE(other_got_it);
+    main_holds = 1;
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    EXPECT_FALSE(other_got_it);  // one hold is still left
+    main_holds = 0;  // before the last unlock: the other thread may only enter after it
     lock.unlock();
     other.join();
-    EXPECT_TRUE(other_got_it);
+    EXPECT_EQ(seen_at_entry, 0);
   });
 }
 

@@ -8,8 +8,9 @@
 // judges each trace; a hang is R7. The property is "no run breaks a rule".
 //
 // It must hold for the reference and for mini-correct (the broken subjects' base), and fail for
-// every broken subject, with rapidcheck's shrunk counterexample printed and at most a few steps
-// long: a property that no broken subject breaks would prove nothing.
+// every broken subject by one of the rules it declares (SubjectInfo::caught_by), with rapidcheck's
+// shrunk counterexample printed and at most a few steps long: a property that no broken subject
+// breaks would prove nothing, and one broken by a crash or another rule proves the wrong thing.
 //
 // Each run happens in a forked child (subprocess.h), because a broken subject may deadlock: its
 // stuck threads die with the child, and shrinking can run hanging programs again and again.
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "model/violation.h"
 #include "stress/program.h"
 #include "stress/subject.h"
 #include "subject_run.h"
@@ -123,18 +125,35 @@ struct LastFailure {
   std::string verdict;
 };
 
-// Once a case has failed, rapidcheck runs the property only on shrink candidates.
-void property_for(const stress::SubjectInfo& subject, std::optional<LastFailure>& last_failure) {
+// Whether the verdict reports a violation of one of the subject's declared rules (its caught_by):
+// run_subject_isolated writes each as "R2 (exclusive tuning): message".
+bool names_a_declared_rule(const stress::SubjectInfo& subject, const std::string& verdict) {
+  for (const model::Rule rule : model::kRules) {
+    const std::string id(model::rule_id(rule));
+    if (std::find(subject.caught_by.begin(), subject.caught_by.end(), id) == subject.caught_by.end()) continue;
+    if (verdict.find(id + " (" + std::string(model::rule_name(rule)) + "): ") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Once a case has failed, rapidcheck runs the property only on shrink candidates. A broken
+// subject is caught only by a verdict that names one of its declared rules; any other verdict
+// (another rule, a throw, a crash) is no catch: it is kept in `unexpected`, and fails the test.
+void property_for(const stress::SubjectInfo& subject, std::optional<LastFailure>& last_failure,
+                  std::optional<std::string>* unexpected = nullptr) {
   const SubjectCase drawn = draw_case();
   const int runs = last_failure.has_value() ? kNoiseSeedsWhileShrinking : kNoiseSeeds;
   for (int noise = 0; noise < runs; ++noise) {
     SubjectCase run = drawn;
     run.program.device_seed = drawn.program.device_seed + static_cast<std::uint64_t>(noise);
     const std::string verdict = run_subject_isolated(subject, run);
-    if (!verdict.empty()) {
-      last_failure = LastFailure{run, verdict};
-      RC_FAIL("noise seed " + std::to_string(run.program.device_seed) + ": " + verdict);
+    if (verdict.empty()) continue;
+    if (unexpected != nullptr && !names_a_declared_rule(subject, verdict)) {
+      if (!unexpected->has_value()) *unexpected = describe(run) + "verdict: " + verdict;
+      continue;
     }
+    last_failure = LastFailure{run, verdict};
+    RC_FAIL("noise seed " + std::to_string(run.program.device_seed) + ": " + verdict);
   }
 }
 
@@ -192,12 +211,19 @@ constexpr int kMaxShrunkSteps = 8;
 constexpr int kSearches = 3;
 
 // One rapidcheck search for a program that `subject` fails: its shrunk counterexample's steps,
-// or nullopt (and a test failure) when no generated program broke a rule.
+// or nullopt (and a test failure) when no generated program broke one of its declared rules, or
+// a run's verdict named none of them.
 std::optional<int> search_shrunk_steps(const stress::SubjectInfo& subject, int search) {
   std::optional<LastFailure> failure;
+  std::optional<std::string> unexpected;
   // Its own name, so that rapidcheck's "reproduce" string at exit names each search apart.
   const std::string description = subject.name + " (search " + std::to_string(search) + ")";
-  if (rc::check(description, [&] { property_for(subject, failure); })) {
+  const bool held = rc::check(description, [&] { property_for(subject, failure, &unexpected); });
+  if (unexpected.has_value()) {
+    ADD_FAILURE() << subject.name << ": a run's verdict names none of its declared rules:\n" << *unexpected;
+    return std::nullopt;
+  }
+  if (held) {
     ADD_FAILURE() << subject.name << ": no generated program broke a rule";
     return std::nullopt;
   }

@@ -77,7 +77,7 @@ TEST(Check, ValidTraceExitsZeroWithOneLine) {
   const std::string path = write_temp_file("valid.jsonl", kValidTrace);
   const CommandResult result = run_safetune("check " + path);
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
-  EXPECT_NE(result.out.find("valid"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.rfind(path + ": valid: ", 0), 0u) << result.out;  // not "invalid", nor anywhere
   EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1) << result.out;
 }
 

@@ -41,9 +41,14 @@ def run_together(threads, body):
 
 
 def safetune_binary():
-    """$SAFETUNE_BINARY (ctest sets it), else None."""
+    """$SAFETUNE_BINARY (ctest sets it). Unset, or naming no runnable file, fails the test that
+    needs it: a suite that cannot run its checks must not pass as if it had."""
     path = os.environ.get("SAFETUNE_BINARY")
-    return path if path and os.access(path, os.X_OK) else None
+    if not path:
+        raise AssertionError("SAFETUNE_BINARY is not set: set it to the built safetune binary")
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise AssertionError("SAFETUNE_BINARY={!r} is not a runnable file".format(path))
+    return path
 
 
 def safetune_check(trace, *flags):

@@ -7,13 +7,13 @@ import json
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 from harness import fresh_autotuner_class, run_together, safetune_binary, safetune_check
 from recorder import Recorder
 from standin_autotuner import StandinKernel, block_configs
 
 
-@unittest.skipUnless(safetune_binary(), "set SAFETUNE_BINARY to the safetune binary")
 class CheckTracesTest(unittest.TestCase):
     def setUp(self):
         self.cls = fresh_autotuner_class()
@@ -77,6 +77,29 @@ class CheckTracesTest(unittest.TestCase):
         self.assertRegex(result.stdout, r"VIOLATION R[23] ")
         with open(chrome, encoding="utf-8") as timeline:
             self.assertIn("traceEvents", json.load(timeline))
+
+    def test_a_final_launch_that_raises_passes_as_a_launch_failed(self):
+        kernel = StandinKernel(name="one", fail={64: RuntimeError}, bench_sleep_s=0.001)
+        tuner = self.cls(kernel, kernel.arg_names, block_configs((64,)), ["n"])
+        result = self.check(True, 4, lambda i: tuner.run([0], 1 << i, grid=(1,)), "--json")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(json.loads(result.stdout)["stats"]["errors"], 4)
+
+
+class BinaryVariableTest(unittest.TestCase):
+    """The suite fails, rather than skips, when it cannot run the binary it judges with."""
+
+    def test_an_unset_variable_fails(self):
+        with mock.patch.dict(os.environ, clear=True):
+            with self.assertRaisesRegex(AssertionError, "SAFETUNE_BINARY is not set"):
+                safetune_binary()
+
+    def test_a_variable_naming_no_runnable_file_fails(self):
+        with tempfile.NamedTemporaryFile() as not_executable:
+            for path in (not_executable.name, not_executable.name + ".missing"):
+                with mock.patch.dict(os.environ, {"SAFETUNE_BINARY": path}):
+                    with self.assertRaisesRegex(AssertionError, "is not a runnable file"):
+                        safetune_binary()
 
 
 if __name__ == "__main__":

@@ -48,7 +48,6 @@ class DriverUsageTest(unittest.TestCase):
         self.assertRegex(result.stdout.splitlines()[-1], r"^skipped: triton not importable \(")
 
 
-@unittest.skipUnless(safetune_binary(), "set SAFETUNE_BINARY to the safetune binary")
 class RunGpuOnFakesTest(unittest.TestCase):
     def test_unfixed_fails_fixed_passes_and_every_output_is_written(self):
         with tempfile.TemporaryDirectory() as out:
