@@ -17,6 +17,7 @@
 
 #include "impl/autotuner.h"
 #include "impl/bench_lock.h"
+#include "tests/formal/call_results.h"
 #include "tests/formal/fake_kernel.h"
 #include "tests/formal/fiber_trace.h"
 
@@ -51,12 +52,15 @@ struct AutotunerSuite : rl::test_suite<Derived, Threads> {
   std::optional<std::string> call(std::string_view key) {
     const int thread = static_cast<int>(rl::thread_index());
     FakeStream stream(thread);
-    return trace.recorded_call(kKernel, key, thread, [&]() -> const Config& {
+    std::optional<std::string> result = trace.recorded_call(kKernel, key, thread, [&]() -> const Config& {
       return tuner.call(Invocation{key, stream, nullptr});
     });
+    results.add(rl::thread_index(), result);
+    return result;
   }
 
-  void after() { assert_trace_passes(trace); }
+  // The model passes the trace, and the calls returned what the scenario promises.
+  void after() { assert_execution_passes(trace, static_cast<const Derived*>(this)->outcome_is_right(), results); }
 
   PlainAllocator plain_allocator;  // first: see PlainAllocator
   FakeKernel kernel;
@@ -64,6 +68,7 @@ struct AutotunerSuite : rl::test_suite<Derived, Threads> {
   BasicWaitGraph<Sync> wait_graph;  // Relacy's policy has no process graph: each execution its own
   FiberTrace trace;
   BasicAutotuner<Sync> tuner;
+  CallResults<Threads> results;
 
  private:
   static model::Header header(const Setup& setup) {
@@ -104,6 +109,11 @@ struct ColdStart : AutotunerSuite<ColdStart<N, Wait, Sync>, N, Sync> {
     return setup;
   }
   void thread(unsigned) { this->call("a"); }
+  // Every call launches the winner; under policy fallback a call may launch the fallback instead.
+  bool outcome_is_right() const {
+    if (Wait == WaitPolicy::Fallback) return this->results.every_call_in({"BLOCK=128", kFallback});
+    return this->results.every_call_in({"BLOCK=128"});
+  }
 };
 
 // Thread 0 tunes "a"; its first benchmark, holding the bench lock, calls "b" (nested tuning),
@@ -123,6 +133,8 @@ struct NestedTuning : AutotunerSuite<NestedTuning<Sync>, 2, Sync> {
     return setup;
   }
   void thread(unsigned index) { this->call(index == 0 ? "a" : "b"); }
+  // Nothing fails: every call, the nested one included, launches the winner.
+  bool outcome_is_right() const { return this->results.every_call_in({"BLOCK=128"}); }
 
  private:
   bool nested_ = false;  // test scaffolding: set by the one owner of "a"
@@ -140,6 +152,10 @@ struct FailThenRetry : AutotunerSuite<FailThenRetry<Sync>, 2, Sync> {
   void thread(unsigned) {
     if (!this->call("a")) this->call("a");
   }
+  // A call raises only on the failed attempt; each thread ends with the retry's winner.
+  bool outcome_is_right() const {
+    return this->results.every_call_in({std::nullopt, "BLOCK=128"}) && this->results.every_thread_ended_with("BLOCK=128");
+  }
 };
 
 // The owner's pre-bench hook of the first config re-enters the same key, while another thread
@@ -156,6 +172,13 @@ struct SameKeyReentry : AutotunerSuite<SameKeyReentry<Reentry, Sync>, 2, Sync> {
   void pre_bench(const Invocation& inv, const Config& config) {
     if (config.str() == "BLOCK=64") this->call(inv.key);
   }
+  // The one re-entrant call gets the policy's answer (an error, or the fallback); its failed
+  // hook fails only that bench, so both top-level calls launch the winner.
+  bool outcome_is_right() const {
+    const CallResult answer = Reentry == ReentryPolicy::Error ? CallResult() : CallResult(kFallback);
+    return this->results.count(answer) == 1 && this->results.every_call_in({answer, "BLOCK=128"}) &&
+           this->results.every_thread_ended_with("BLOCK=128");
+  }
 };
 
 // Thread 0 calls twice; thread 1 invalidates the key and then calls it.
@@ -171,6 +194,8 @@ struct InvalidateRace : AutotunerSuite<InvalidateRace<Sync>, 2, Sync> {
       this->call("a");
     }
   }
+  // Nothing fails: every call launches the winner, however the invalidate falls.
+  bool outcome_is_right() const { return this->results.every_call_in({"BLOCK=128"}); }
 };
 
 // N threads in a cycle of nested tunings: thread i tunes key i ("a", "b", "c") and its first
@@ -188,6 +213,12 @@ struct WaitCycle : AutotunerSuite<WaitCycle<N, Reentry, DetectCycles, Sync>, N, 
     return setup;
   }
   void thread(unsigned index) { this->call(key_of(index)); }
+  // A nested call that would close the cycle gets the policy's answer (an error, or the fallback);
+  // any other launches the winner. Every top-level call launches the winner.
+  bool outcome_is_right() const {
+    const CallResult answer = Reentry == ReentryPolicy::Error ? CallResult() : CallResult(kFallback);
+    return this->results.every_call_in({answer, "BLOCK=128"}) && this->results.every_thread_ended_with("BLOCK=128");
+  }
   void pre_bench(const Invocation&, const Config&) {
     const unsigned index = rl::thread_index();
     if (nested_[index]) return;

@@ -26,6 +26,17 @@ void assert_trace_passes(const Trace& trace) {
   RL_ASSERT(violations.empty());
 }
 
+// The end of a passing suite's execution: the model's verdict first (a broken subject is caught
+// by it, and says so), then what the calls returned against what the scenario promises
+// (`outcome_right`, with `results` shown when it is not).
+template <class Trace, class Results>
+void assert_execution_passes(const Trace& trace, bool outcome_right, const Results& results) {
+  assert_trace_passes(trace);
+  if (!outcome_right && trace.violations().empty())
+    last_violation() = "the model passed the trace, but the calls returned what the scenario rules out: " + results.show();
+  RL_ASSERT(outcome_right);
+}
+
 // The calling Relacy thread's index: how a FiberTrace (fiber_trace.h) names threads.
 inline unsigned relacy_thread() { return rl::thread_index(); }
 

@@ -27,6 +27,7 @@
 #include "impl/config.h"
 #include "stress/recording_kernel.h"
 #include "stress/subject.h"
+#include "tests/formal/call_results.h"
 #include "tests/formal/fake_kernel.h"
 #include "tests/formal/fiber_trace.h"
 
@@ -63,11 +64,14 @@ struct SubjectSuite : rl::test_suite<Derived, Threads> {
   std::optional<std::string> call(std::string_view key) {
     const int thread = static_cast<int>(rl::thread_index());
     FakeStream stream(thread);
-    return trace.recorded_call(kKernel, key, thread,
-                               [&] { return subject.call(Invocation{key, stream, nullptr}); });
+    std::optional<std::string> result = trace.recorded_call(
+        kKernel, key, thread, [&] { return subject.call(Invocation{key, stream, nullptr}); });
+    results.add(rl::thread_index(), result);
+    return result;
   }
 
-  void after() { assert_trace_passes(trace); }
+  // The model passes the trace, and the calls returned what the scenario promises.
+  void after() { assert_execution_passes(trace, static_cast<const Derived*>(this)->outcome_is_right(), results); }
 
   PlainAllocator plain_allocator;  // first: see PlainAllocator
   FakeKernel kernel;
@@ -77,6 +81,7 @@ struct SubjectSuite : rl::test_suite<Derived, Threads> {
   BasicBenchLock<RelacySync> bench_lock;
   stress::SubjectEnvironment environment;
   Tuner<RelacySync> subject;
+  CallResults<Threads> results;
 
  private:
   static model::Header header() {
@@ -127,6 +132,8 @@ template <template <class> class Tuner, rl::thread_id_t N, Box box = Box::White>
 struct ColdStart : SubjectSuite<ColdStart<Tuner, N, box>, N, Tuner, box> {
   ColdStart() : SubjectSuite<ColdStart, N, Tuner, box>(Setup{}) {}
   void thread(unsigned) { this->call("a"); }
+  // Nothing fails: every call launches the winner.
+  bool outcome_is_right() const { return this->results.every_call_in({"BLOCK=128"}); }
 };
 
 // Every config of the first attempt fails; each thread calls again after an error (the
@@ -136,6 +143,10 @@ struct FailThenRetry : SubjectSuite<FailThenRetry<Tuner>, 2, Tuner, Box::White> 
   FailThenRetry() : SubjectSuite<FailThenRetry, 2, Tuner, Box::White>(Setup{false, 2}) {}
   void thread(unsigned) {
     if (!this->call("a")) this->call("a");
+  }
+  // A call raises only on the failed attempt; each thread ends with the retry's winner.
+  bool outcome_is_right() const {
+    return this->results.every_call_in({std::nullopt, "BLOCK=128"}) && this->results.every_thread_ended_with("BLOCK=128");
   }
 };
 
@@ -148,6 +159,12 @@ struct SameKeyReentry : SubjectSuite<SameKeyReentry<Tuner>, 2, Tuner, Box::White
   void pre_bench(const Invocation& inv, const Config& config) {
     if (config.str() == "BLOCK=64") this->call(inv.key);
   }
+  // The one re-entrant call raises (policy error), which fails only that bench: both top-level
+  // calls launch the winner.
+  bool outcome_is_right() const {
+    return this->results.count(std::nullopt) == 1 && this->results.every_call_in({std::nullopt, "BLOCK=128"}) &&
+           this->results.every_thread_ended_with("BLOCK=128");
+  }
 };
 
 // Thread 0 tunes "a", and its first pre-bench hook calls "b" (nested tuning), while thread 1
@@ -156,6 +173,8 @@ template <template <class> class Tuner>
 struct NestedTuning : SubjectSuite<NestedTuning<Tuner>, 2, Tuner, Box::White> {
   NestedTuning() : SubjectSuite<NestedTuning, 2, Tuner, Box::White>(Setup{true, 0}) {}
   void thread(unsigned index) { this->call(index == 0 ? "a" : "b"); }
+  // Nothing fails: every call, the nested one included, launches the winner.
+  bool outcome_is_right() const { return this->results.every_call_in({"BLOCK=128"}); }
   void pre_bench(const Invocation& inv, const Config&) {
     if (inv.key != "a" || nested_) return;
     nested_ = true;

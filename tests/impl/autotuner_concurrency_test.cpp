@@ -79,16 +79,26 @@ TEST(AutotunerConcurrency, TwoThreadsOnAColdKeyRunOneAttemptAndBothLaunchTheWinn
   });
 }
 
+// The owner is held in its first benchmark until the seven others wait on its attempt, so that
+// every run has the interleaving the test is about: eight calls, one attempt, seven waiters.
 TEST(AutotunerConcurrency, ManyThreadsOnAColdKeyBenchEachConfigOnce) {
   run_with_deadline([] {
     FakeKernel kernel({{"BLOCK=256", 1}});
-    Autotuner tuner(kernel, three_blocks(), {});
+    BenchGate gate(kernel, "k");
+    EventCounter events;
+    Autotuner tuner(kernel, three_blocks(), (testing::observed_by(&events)));
     std::vector<std::future<std::string>> calls;
-    for (int i = 0; i < 8; ++i) {
+    calls.push_back(std::async(std::launch::async, call_on_thread, std::ref(tuner), "k", 0));
+    ASSERT_TRUE(gate.wait_started());
+    for (int i = 1; i < 8; ++i) {
       calls.push_back(std::async(std::launch::async, call_on_thread, std::ref(tuner), "k", i));
     }
+    ASSERT_TRUE(events.wait_until(EventKind::WaitBegin, 7));
+    gate.release();
     for (auto& call : calls) EXPECT_EQ(call.get(), "BLOCK=256");
     EXPECT_EQ(kernel.benches_of("k"), 3u);
+    EXPECT_EQ(events.count(EventKind::TuneBegin), 1);
+    EXPECT_EQ(events.count(EventKind::WaitEnd), 7);
   });
 }
 

@@ -36,8 +36,8 @@ constexpr int kTriesToFail = 3;
 
 struct ReplayCase {
   const char* subject;
-  // Flags of the original run; the replay line must carry them. The hang subjects' watchdog is
-  // shortened so that eleven hangs stay cheap.
+  // Flags of the original run, each off its default so that the check that the replay line
+  // carries them can fail. The hang subjects' watchdog is shortened so that eleven hangs stay cheap.
   const char* flags;
 };
 
@@ -115,6 +115,7 @@ class Replay : public ::testing::TestWithParam<ReplayCase> {
 
 TEST_P(Replay, ThePrintedLineReproducesTheSameRuleNineTimesInTen) {
   const ReplayCase& test = GetParam();
+  ASSERT_NE(std::string(test.flags), "") << "every case sets a flag off its default, which the line must carry";
   const CommandResult failing = failing_run(std::string("stress --subject ") + test.subject + " " + test.flags);
   ASSERT_EQ(failing.exit_code, 1) << test.subject << " was not caught in " << kTriesToFail
                                   << " runs:\n" << failing.out << failing.err;
@@ -131,10 +132,10 @@ TEST_P(Replay, ThePrintedLineReproducesTheSameRuleNineTimesInTen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BrokenSubjects, Replay,
-                         ::testing::Values(ReplayCase{"check-then-act", ""},
-                                           ReplayCase{"wrong-argmin", ""},
+                         ::testing::Values(ReplayCase{"check-then-act", "--threads 6"},
+                                           ReplayCase{"wrong-argmin", "--configs 8"},
                                            ReplayCase{"notify-one", "--watchdog-seconds 1"},
-                                           ReplayCase{"unlocked", ""}),
+                                           ReplayCase{"unlocked", "--keys 2"}),
                          [](const ::testing::TestParamInfo<ReplayCase>& info) {
                            std::string name = info.param.subject;
                            for (char& c : name) c = c == '-' ? '_' : c;
