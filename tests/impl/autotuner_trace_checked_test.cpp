@@ -127,9 +127,9 @@ TEST(AutotunerTraceChecked, AllFailingAttemptWithWaitersPassesTheModel) {
   });
 }
 
-// R14: a call that raises because its final launch failed says why, with a launch_failed of the
-// config it launched, in both the owner's call and a later call on the tuned key.
-TEST(AutotunerTraceChecked, AFinalLaunchThatFailsIsALaunchFailedAndPassesTheModel) {
+// Two calls on one key whose winner, BLOCK=64, fails to launch: the owner's, and one on the tuned
+// key. Both raise the launch's error.
+model::Trace two_calls_whose_launch_fails() {
   FakeKernel kernel({{"BLOCK=64", 1}, {"BLOCK=128", 2}});
   kernel.fail_launch("BLOCK=64");
   const ConfigSpace space = ConfigSpace::parse("BLOCK=64;BLOCK=128");
@@ -138,7 +138,13 @@ TEST(AutotunerTraceChecked, AFinalLaunchThatFailsIsALaunchFailedAndPassesTheMode
   TraceRecorder::bind_thread(0);
   FakeStream stream(0);
   for (int i = 0; i < 2; ++i) recorded_call(tuner, recorder, "add", "k", stream);
-  const model::Trace trace = recorder.snapshot();
+  return recorder.snapshot();
+}
+
+// R14: a call that raises because its final launch failed says why, with a launch_failed of the
+// config it launched.
+TEST(AutotunerTraceChecked, AFinalLaunchThatFailsIsALaunchFailedAndPassesTheModel) {
+  const model::Trace trace = two_calls_whose_launch_fails();
   std::vector<const model::Event*> failed;
   for (const model::Event& event : trace.events)
     if (event.kind == model::EventKind::LaunchFailed) failed.push_back(&event);
@@ -155,15 +161,7 @@ TEST(AutotunerTraceChecked, AFinalLaunchThatFailsIsALaunchFailedAndPassesTheMode
 
 // Without its launch_failed events the same trace is a spurious failure: the check can fail.
 TEST(AutotunerTraceChecked, TheSameFailuresWithoutTheirLaunchFailedAreSpurious) {
-  FakeKernel kernel({{"BLOCK=64", 1}, {"BLOCK=128", 2}});
-  kernel.fail_launch("BLOCK=64");
-  const ConfigSpace space = ConfigSpace::parse("BLOCK=64;BLOCK=128");
-  TraceRecorder recorder(header_for(kernel, space));
-  Autotuner tuner(kernel, space, testing::observed_by(&recorder));
-  TraceRecorder::bind_thread(0);
-  FakeStream stream(0);
-  for (int i = 0; i < 2; ++i) recorded_call(tuner, recorder, "add", "k", stream);
-  model::Trace trace = recorder.snapshot();
+  model::Trace trace = two_calls_whose_launch_fails();
   std::erase_if(trace.events, [](const model::Event& e) { return e.kind == model::EventKind::LaunchFailed; });
   const model::CheckResult result = model::check(trace);
   ASSERT_EQ(result.violations.size(), 2u) << testing::violation_text(result);

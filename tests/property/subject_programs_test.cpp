@@ -18,6 +18,7 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -125,22 +126,34 @@ struct LastFailure {
   std::string verdict;
 };
 
-// Whether the verdict reports a violation of one of the subject's declared rules (its caught_by):
-// run_subject_isolated writes each as "R2 (exclusive tuning): message".
-bool names_a_declared_rule(const stress::SubjectInfo& subject, const std::string& verdict) {
+// What a broken subject's run showed: one of its declared rules (SubjectInfo::caught_by, as
+// run_subject_isolated writes each: "R2 (exclusive tuning): message"), or, in a TSan build, a
+// ThreadSanitizer report (the subject's race, seen before the model could see what it breaks;
+// ci/mutate counts it as caught too), is the catch; another rule is a real violation, but not the
+// one the subject is for; anything else (a throw, a crash, another exit) is a defect of the run.
+enum class Showed { Catch, OtherRule, Defect };
+
+Showed what_it_showed(const stress::SubjectInfo& subject, const std::string& verdict) {
   for (const model::Rule rule : model::kRules) {
     const std::string id(model::rule_id(rule));
     if (std::find(subject.caught_by.begin(), subject.caught_by.end(), id) == subject.caught_by.end()) continue;
-    if (verdict.find(id + " (" + std::string(model::rule_name(rule)) + "): ") != std::string::npos) return true;
+    if (verdict.find(id + " (" + std::string(model::rule_name(rule)) + "): ") != std::string::npos) return Showed::Catch;
   }
-  return false;
+  if (verdict.starts_with(kThreadSanitizerReport)) return Showed::Catch;
+  const bool a_rule = verdict.size() > 1 && verdict[0] == 'R' && std::isdigit(static_cast<unsigned char>(verdict[1]));
+  return a_rule || verdict.starts_with("incomplete: ") ? Showed::OtherRule : Showed::Defect;
 }
 
-// Once a case has failed, rapidcheck runs the property only on shrink candidates. A broken
-// subject is caught only by a verdict that names one of its declared rules; any other verdict
-// (another rule, a throw, a crash) is no catch: it is kept in `unexpected`, and fails the test.
+// A broken subject's runs that were no catch: the first of each kind, for the test's output.
+struct NotCaught {
+  std::optional<std::string> other_rule;  // printed: a real violation, but not the declared one
+  std::optional<std::string> defect;      // fails the test
+};
+
+// Once a case has failed, rapidcheck runs the property only on shrink candidates. With
+// `not_caught` (a broken subject), only a catch fails the property; other verdicts are kept there.
 void property_for(const stress::SubjectInfo& subject, std::optional<LastFailure>& last_failure,
-                  std::optional<std::string>* unexpected = nullptr) {
+                  NotCaught* not_caught = nullptr) {
   const SubjectCase drawn = draw_case();
   const int runs = last_failure.has_value() ? kNoiseSeedsWhileShrinking : kNoiseSeeds;
   for (int noise = 0; noise < runs; ++noise) {
@@ -148,9 +161,13 @@ void property_for(const stress::SubjectInfo& subject, std::optional<LastFailure>
     run.program.device_seed = drawn.program.device_seed + static_cast<std::uint64_t>(noise);
     const std::string verdict = run_subject_isolated(subject, run);
     if (verdict.empty()) continue;
-    if (unexpected != nullptr && !names_a_declared_rule(subject, verdict)) {
-      if (!unexpected->has_value()) *unexpected = describe(run) + "verdict: " + verdict;
-      continue;
+    if (not_caught != nullptr) {
+      const Showed showed = what_it_showed(subject, verdict);
+      std::optional<std::string>& kept = showed == Showed::Defect ? not_caught->defect : not_caught->other_rule;
+      if (showed != Showed::Catch) {
+        if (!kept.has_value()) kept = describe(run) + "verdict: " + verdict;
+        continue;
+      }
     }
     last_failure = LastFailure{run, verdict};
     RC_FAIL("noise seed " + std::to_string(run.program.device_seed) + ": " + verdict);
@@ -212,19 +229,22 @@ constexpr int kSearches = 3;
 
 // One rapidcheck search for a program that `subject` fails: its shrunk counterexample's steps,
 // or nullopt (and a test failure) when no generated program broke one of its declared rules, or
-// a run's verdict named none of them.
+// a run ended with a defect (a throw, a crash).
 std::optional<int> search_shrunk_steps(const stress::SubjectInfo& subject, int search) {
   std::optional<LastFailure> failure;
-  std::optional<std::string> unexpected;
+  NotCaught not_caught;
   // Its own name, so that rapidcheck's "reproduce" string at exit names each search apart.
   const std::string description = subject.name + " (search " + std::to_string(search) + ")";
-  const bool held = rc::check(description, [&] { property_for(subject, failure, &unexpected); });
-  if (unexpected.has_value()) {
-    ADD_FAILURE() << subject.name << ": a run's verdict names none of its declared rules:\n" << *unexpected;
+  const bool held = rc::check(description, [&] { property_for(subject, failure, &not_caught); });
+  if (not_caught.other_rule.has_value())
+    std::cout << subject.name << ": a run broke a rule it is not declared for (not counted as its catch):\n"
+              << *not_caught.other_rule << '\n';
+  if (not_caught.defect.has_value()) {
+    ADD_FAILURE() << subject.name << ": a run ended with neither a rule nor a clean pass:\n" << *not_caught.defect;
     return std::nullopt;
   }
   if (held) {
-    ADD_FAILURE() << subject.name << ": no generated program broke a rule";
+    ADD_FAILURE() << subject.name << ": no generated program broke one of its declared rules";
     return std::nullopt;
   }
   if (!failure.has_value()) {

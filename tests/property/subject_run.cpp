@@ -109,8 +109,14 @@ bool read_until_eof(int fd, std::string& text, int limit_ms) {
   }
 }
 
+// ThreadSanitizer's exit status after a report (its `exitcode` option's default).
+constexpr int kThreadSanitizerExit = 66;
+
 std::string how_it_died(int status) {
   if (WIFSIGNALED(status)) return "the run crashed with signal " + std::to_string(WTERMSIG(status));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kThreadSanitizerExit && kThreadSanitizerBuild) {
+    return std::string(kThreadSanitizerReport) + " (exit " + std::to_string(kThreadSanitizerExit) + ")";
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
     return "the run exited with status " + std::to_string(WEXITSTATUS(status));
   }

@@ -9,6 +9,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "model/event.h"
 #include "stress/program.h"
@@ -30,8 +31,23 @@ struct SubjectCase {
 std::string describe(const SubjectCase& program_case);
 void showValue(const SubjectCase& program_case, std::ostream& out);
 
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kThreadSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kThreadSanitizerBuild = true;
+#else
+inline constexpr bool kThreadSanitizerBuild = false;
+#endif
+#else
+inline constexpr bool kThreadSanitizerBuild = false;
+#endif
+
+// How a verdict begins when the child died of a ThreadSanitizer report (TSan builds only).
+inline constexpr std::string_view kThreadSanitizerReport = "ThreadSanitizer reported a data race";
+
 // Runs the case once; returns "" when the trace breaks no rule, else the verdict: each broken
-// rule with the model's message ("R7 (liveness): ..."), or how the child died.
+// rule with the model's message ("R7 (termination): ..."), or how the child died.
 std::string run_subject_isolated(const stress::SubjectInfo& subject, const SubjectCase& program_case);
 
 }  // namespace safetune::property
