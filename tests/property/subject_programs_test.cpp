@@ -5,7 +5,8 @@
 // key, call a later key (nested tuning), throw, or fail the whole attempt; and the policies
 // (block or fallback wait, error or fallback re-entry, a bench lock or none). The harness's own
 // round runner (stress/runner.h) runs it on the sim device, once per noise seed, and the model
-// judges each trace; a hang is R7. The property is "no run breaks a rule".
+// judges each trace; a hang is R7. The property is "no run breaks a rule", and, where the program
+// makes nothing fail, "no call raises" (subject_run.h: what the model cannot vouch for itself).
 //
 // It must hold for the reference and for mini-correct (the broken subjects' base), and fail for
 // every broken subject by one of the rules it declares (SubjectInfo::caught_by), with rapidcheck's

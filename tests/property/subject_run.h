@@ -47,7 +47,8 @@ inline constexpr bool kThreadSanitizerBuild = false;
 inline constexpr std::string_view kThreadSanitizerReport = "ThreadSanitizer reported a data race";
 
 // Runs the case once; returns "" when the trace breaks no rule, else the verdict: each broken
-// rule with the model's message ("R7 (termination): ..."), or how the child died.
+// rule with the model's message ("R7 (termination): ..."), how the child died, or, for a trace
+// that the model passes, calls that raised where the program made nothing fail ("outcome: ...").
 std::string run_subject_isolated(const stress::SubjectInfo& subject, const SubjectCase& program_case);
 
 }  // namespace safetune::property
