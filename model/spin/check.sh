@@ -5,9 +5,10 @@
 #                 [--expect-error REGEX] [--define NAME[=VALUE]]... [--spin PATH] [--cc PATH]
 #
 #   safety    pan compiled with -DNOCLAIM: assertions and invalid end states (deadlocks).
-#   liveness  pan -a -f: acceptance cycles of the model's LTL claim under weak fairness. pan
-#             must say that it used a never claim ("never claim + (name)"): without one it
-#             searches nothing of the claim's and reports no errors, so the check fails.
+#   liveness  pan -a -f: acceptance cycles of the model's LTL claim under weak fairness. The
+#             model must have a claim (pan -d lists it, checked before the search) and pan must
+#             say that it used it ("never claim + (name)"): without one it searches nothing of
+#             the claim's and reports no errors, so the check fails.
 #   --expect pass  succeeds only when pan reports `errors: 0` AND the search was complete
 #                  (a truncated search proves nothing, so it fails rather than passes).
 #   --expect fail  succeeds only when pan reports errors > 0 (a mutation must be caught), and,
@@ -62,6 +63,12 @@ fi
 if ! "$cc" "$opt" "${cc_flags[@]}" -o pan pan.c >cc.log 2>&1; then
   echo "check.sh: $cc $opt ${cc_flags[*]} pan.c failed:" >&2
   cat cc.log >&2
+  exit 1
+fi
+# A liveness check of a model with no never claim would search nothing of the claim's: pan -d
+# lists the claim ("claim returns") when there is one, so a missing claim fails before the search.
+if [[ $mode == liveness ]] && ! ./pan -d 2>/dev/null | grep -q '^claim '; then
+  echo "FAIL: pan used no never claim (pan -d lists none), so the liveness check would check nothing" >&2
   exit 1
 fi
 # -m: the search depth limit; the model's depth is a few hundred, and a hit is reported below.
