@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "impl/autotuner.h"
-#include "impl/sim_device.h"
-#include "impl/sim_kernel.h"
+#include "impl/sim/sim_device.h"
+#include "impl/sim/sim_kernel.h"
 #include "stress/bench/cpu_pin.h"
 
 namespace safetune::bench {

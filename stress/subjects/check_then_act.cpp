@@ -1,7 +1,7 @@
 // `check-then-act` (check_then_act.h) on real threads, for `safetune stress`.
-#include "check_then_act.h"
+#include "stress/subjects/check_then_act.h"
 
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "impl/sync.h"
-#include "stress/subject.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::stress::subjects {
 

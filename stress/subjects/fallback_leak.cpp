@@ -3,8 +3,8 @@
 // insert-if-absent (like std::map::emplace), so the owner's real winner never replaces it. Every
 // later call launches the fallback. Caught as R5 (agreement): a launch that is not the published
 // winner.
-#include "mini_tuner.h"
-#include "subjects.h"
+#include "stress/subjects/mini_tuner.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 namespace {

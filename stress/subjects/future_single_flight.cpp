@@ -1,10 +1,10 @@
 // `future-single-flight` (future_single_flight.h): a correct autotuner of another design.
-#include "future_single_flight.h"
+#include "stress/subjects/future_single_flight.h"
 
 #include <stdexcept>
 
 #include "impl/bench_lock.h"
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

@@ -33,7 +33,7 @@
 #include <thread>
 
 #include "impl/wait_graph.h"
-#include "stress/subject.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::stress::subjects {
 

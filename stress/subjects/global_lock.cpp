@@ -4,8 +4,8 @@
 // reports whenever it blocks on the lock.
 #include <mutex>
 
-#include "mini_tuner.h"
-#include "subjects.h"
+#include "stress/subjects/mini_tuner.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 namespace {

@@ -1,7 +1,7 @@
 // `mini-correct` (test-only, not listed): MiniTuner with no step overridden. It must pass every
 // scenario, which shows that each broken subject is caught for its override, not for the base.
-#include "mini_tuner.h"
-#include "subjects.h"
+#include "stress/subjects/mini_tuner.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

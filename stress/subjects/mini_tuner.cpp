@@ -1,5 +1,5 @@
 // MiniTuner (mini_tuner.h), compiled once for real threads.
-#include "mini_tuner.h"
+#include "stress/subjects/mini_tuner.h"
 
 namespace safetune::stress::subjects {
 

@@ -41,7 +41,7 @@
 #include "impl/bench_lock.h"
 #include "impl/sync.h"
 #include "impl/wait_graph.h"
-#include "stress/subject.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::stress::subjects {
 

@@ -1,7 +1,7 @@
 // `nested-deadlock` (nested_deadlock.h) on real threads, for `safetune stress`.
-#include "nested_deadlock.h"
+#include "stress/subjects/nested_deadlock.h"
 
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

@@ -1,7 +1,7 @@
 // `no-wake-on-failure` (no_wake_on_failure.h) on real threads, for `safetune stress`.
-#include "no_wake_on_failure.h"
+#include "stress/subjects/no_wake_on_failure.h"
 
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

@@ -1,7 +1,7 @@
 // `notify-one` (notify_one.h) on real threads, for `safetune stress`.
-#include "notify_one.h"
+#include "stress/subjects/notify_one.h"
 
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

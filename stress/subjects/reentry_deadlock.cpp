@@ -1,7 +1,7 @@
 // `reentry-deadlock` (reentry_deadlock.h) on real threads, for `safetune stress`.
-#include "reentry_deadlock.h"
+#include "stress/subjects/reentry_deadlock.h"
 
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

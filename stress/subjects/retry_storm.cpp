@@ -1,7 +1,7 @@
 // `retry-storm` (retry_storm.h) on real threads, for `safetune stress`.
-#include "retry_storm.h"
+#include "stress/subjects/retry_storm.h"
 
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

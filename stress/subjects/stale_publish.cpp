@@ -1,7 +1,7 @@
 // `stale-publish` (stale_publish.h) on real threads, for `safetune stress`.
-#include "stale_publish.h"
+#include "stress/subjects/stale_publish.h"
 
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "stress/subject.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::stress::subjects {
 

@@ -3,8 +3,8 @@
 // the sim device takes well under that, so this one waits 100 us, which most attempts of the
 // default space outlast: the duplicate tuning (R2, or R3 once the owner has published) shows in
 // every run in which a waiter waits.
-#include "future_single_flight.h"
-#include "subjects.h"
+#include "stress/subjects/future_single_flight.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "subjects.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 namespace {

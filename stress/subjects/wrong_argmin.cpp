@@ -1,8 +1,8 @@
 // `wrong-argmin`: the winner is the last config that benched successfully, not the fastest (the
 // shape of a loop that overwrites `best` without comparing). Caught as R4 (attempt integrity) at
 // the first tune_end whose last config is not the fastest.
-#include "mini_tuner.h"
-#include "subjects.h"
+#include "stress/subjects/mini_tuner.h"
+#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "impl/autotuner.h"
-#include "impl/trace_recorder.h"
+#include "impl/trace/trace_recorder.h"
 #include "model/checker.h"
 
 namespace safetune::testing {

@@ -7,7 +7,7 @@
 
 #include "impl/autotuner.h"
 #include "impl/cuda/matmul_kernel.h"
-#include "impl/trace_recorder.h"
+#include "impl/trace/trace_recorder.h"
 #include "model/checker.h"
 #include "tests/common/checked_trace.h"
 #include "tests/cuda/cuda_skip.h"

@@ -25,8 +25,8 @@
 
 #include "impl/bench_lock.h"
 #include "impl/config.h"
-#include "stress/recording_kernel.h"
-#include "stress/subject.h"
+#include "stress/harness/recording_kernel.h"
+#include "stress/subjects/subject.h"
 #include "tests/formal/call_results.h"
 #include "tests/formal/fake_kernel.h"
 #include "tests/formal/fiber_trace.h"

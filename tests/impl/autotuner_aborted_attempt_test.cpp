@@ -18,7 +18,7 @@
 #include <utility>
 
 #include "impl/autotuner.h"
-#include "impl/trace_recorder.h"
+#include "impl/trace/trace_recorder.h"
 #include "model/checker.h"
 #include "tests/common/checked_trace.h"
 #include "tests/impl/deadline.h"

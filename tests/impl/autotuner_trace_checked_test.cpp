@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "impl/autotuner.h"
-#include "impl/trace_recorder.h"
+#include "impl/trace/trace_recorder.h"
 #include "model/checker.h"
 #include "tests/common/checked_trace.h"
 #include "tests/impl/deadline.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "impl/autotuner.h"
-#include "impl/trace_recorder.h"
+#include "impl/trace/trace_recorder.h"
 #include "model/checker.h"
 #include "tests/common/checked_trace.h"
 #include "tests/impl/deadline.h"

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-#include "impl/trace_recorder.h"
+#include "impl/trace/trace_recorder.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // reports itself skipped.
 #include <gtest/gtest.h>
 
-#include "impl/trace_recorder.h"
+#include "impl/trace/trace_recorder.h"
 #include "tests/impl/failing_allocation.h"
 
 namespace safetune {

@@ -1,6 +1,6 @@
 // The trace recorder: one total order of events, thread names, timestamps and call outcomes, a
 // snapshot while threads record, and take(). (Lost events: trace_recorder_lost_events_test.cpp.)
-#include "impl/trace_recorder.h"
+#include "impl/trace/trace_recorder.h"
 
 #include <gtest/gtest.h>
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "impl/autotuner.h"
-#include "impl/sim_device.h"
-#include "impl/sim_kernel.h"
-#include "impl/trace_recorder.h"
+#include "impl/sim/sim_device.h"
+#include "impl/sim/sim_kernel.h"
+#include "impl/trace/trace_recorder.h"
 #include "model/checker.h"
 
 namespace safetune::property {

@@ -1,10 +1,10 @@
 // Property (c): whole concurrent programs against every subject, reference and broken alike.
 //
-// rapidcheck generates a stress program (stress/program.h): 2-4 threads of steps over 1-3 keys
+// rapidcheck generates a stress program (stress/harness/program.h): 2-4 threads of steps over 1-3 keys
 // and 2-4 configs, with invalidations, failing configs, and pre-bench hooks that re-enter the
 // key, call a later key (nested tuning), throw, or fail the whole attempt; and the policies
 // (block or fallback wait, error or fallback re-entry, a bench lock or none). The harness's own
-// round runner (stress/runner.h) runs it on the sim device, once per noise seed, and the model
+// round runner (stress/harness/runner.h) runs it on the sim device, once per noise seed, and the model
 // judges each trace; a hang is R7. The property is "no run breaks a rule", and, where the program
 // makes nothing fail, "no call raises" (subject_run.h: what the model cannot vouch for itself).
 //
@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "model/violation.h"
-#include "stress/program.h"
-#include "stress/subject.h"
+#include "stress/harness/program.h"
+#include "stress/subjects/subject.h"
 #include "subject_run.h"
 
 namespace safetune::stress {

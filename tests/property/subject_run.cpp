@@ -12,9 +12,9 @@
 #include <stdexcept>
 
 #include "model/checker.h"
-#include "stress/options.h"
-#include "stress/runner.h"
-#include "stress/watchdog.h"
+#include "stress/cli/options.h"
+#include "stress/harness/runner.h"
+#include "stress/harness/watchdog.h"
 
 namespace safetune::property {
 namespace {

@@ -2,7 +2,7 @@
 //
 // Why a child process: a broken subject may deadlock, and its stuck threads can be neither
 // joined nor abandoned safely in the test process (they point into the round's objects). The
-// child runs the round (stress/runner.h) with a short watchdog, sends back its verdict through a
+// child runs the round (stress/harness/runner.h) with a short watchdog, sends back its verdict through a
 // pipe and exits without joining anything; the parent kills it if even that takes too long.
 // The parent creates no threads, so forking it is safe.
 #pragma once
@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "model/event.h"
-#include "stress/program.h"
-#include "stress/subject.h"
+#include "stress/harness/program.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::property {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "impl/schedule_noise.h"
+#include "impl/sim/schedule_noise.h"
 
 namespace safetune::sim::testing {
 

@@ -1,4 +1,4 @@
-#include "impl/schedule_noise.h"
+#include "impl/sim/schedule_noise.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "impl/sim_device.h"
+#include "impl/sim/sim_device.h"
 
 namespace safetune::sim {
 namespace {

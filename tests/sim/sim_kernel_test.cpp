@@ -1,4 +1,4 @@
-#include "impl/sim_kernel.h"
+#include "impl/sim/sim_kernel.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "impl/sim_stream.h"
+#include "impl/sim/sim_stream.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "impl/sim_device.h"
+#include "impl/sim/sim_device.h"
 #include "recording_noise.h"
 
 namespace safetune::sim {

@@ -1,4 +1,4 @@
-// The example of checking your own autotuner (examples/cudnn_style_cache/, label stress): its
+// The example of checking your own autotuner (stress/adapters/cudnn_style_cache/, label stress): its
 // binary is the whole safetune command plus the `cudnn-cache` subject, and the harness catches
 // the cache's duplicate tuning with defaults alone.
 //

@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "stress/program.h"
-#include "stress/replay.h"
-#include "stress/watchdog.h"
+#include "stress/harness/program.h"
+#include "stress/report/replay.h"
+#include "stress/harness/watchdog.h"
 
 namespace safetune::stress {
 namespace {

@@ -1,6 +1,6 @@
 // Progress: silent for the first second; on a terminal one line redrawn in place (\r) at most
 // every 200 ms and ended by finish(); in a log a plain line at most every 5 s.
-#include "stress/progress.h"
+#include "stress/harness/progress.h"
 
 #include <gtest/gtest.h>
 

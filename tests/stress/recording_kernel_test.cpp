@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "impl/sim_device.h"
-#include "impl/sim_kernel.h"
-#include "stress/recording_kernel.h"
+#include "impl/sim/sim_device.h"
+#include "impl/sim/sim_kernel.h"
+#include "stress/harness/recording_kernel.h"
 
 namespace safetune::stress {
 namespace {

@@ -5,7 +5,7 @@
 // line is run 10 times through the shell, with the built binary first on PATH so that the
 // line's `safetune` is this build's; each replay must exit 1 and report the rule of the
 // original run's first violation. The seed fixes the program, the faults, the device's noise
-// and its benchmark times (stress/program.h); the OS scheduler is the only thing left free, so
+// and its benchmark times (stress/harness/program.h); the OS scheduler is the only thing left free, so
 // this measures how much a subject's bug depends on it.
 //
 // Broken subjects run with TSAN_OPTIONS=report_bugs=0, as in the catch table: in the tsan preset

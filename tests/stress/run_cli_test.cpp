@@ -1,4 +1,4 @@
-// run_cli (stress/run_cli.h), the entry point a user's own main calls with extra subjects: bad
+// run_cli (stress/cli/run_cli.h), the entry point a user's own main calls with extra subjects: bad
 // extra subjects are refused before any command runs, with exit code 2 and a message naming the
 // subject and the problem; a good one is listed and driven like a built-in subject.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "stress/reference_subject.h"
-#include "stress/run_cli.h"
+#include "stress/subjects/reference_subject.h"
+#include "stress/cli/run_cli.h"
 
 namespace safetune::stress {
 namespace {

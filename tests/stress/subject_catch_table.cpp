@@ -32,7 +32,7 @@
 #include <thread>
 #include <vector>
 
-#include "stress/subject.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::stress::testing {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "stress/subject.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::stress {
 namespace {

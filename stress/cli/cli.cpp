@@ -1,0 +1,227 @@
+#include "stress/cli/cli.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <iostream>
+#include <random>
+
+#include "stress/cli/number_flags.h"
+#include "stress/subjects/subject.h"
+#ifdef SAFETUNE_HAS_CUDA
+#include "impl/cuda/cuda_probe.h"
+#endif
+
+namespace safetune::stress {
+namespace {
+
+constexpr int kUsageError = 2;
+
+// Validators return "" when the value is good, else the reason (CLI11 prefixes the flag name).
+std::string known_subject(const std::string& name) {
+  return find_subject(name) ? "" : "unknown subject '" + name + "' (see `safetune subjects`)";
+}
+
+std::string available_device(const std::string& device) {
+  if (device == "sim") return "";
+#ifdef SAFETUNE_HAS_CUDA
+  if (device == "cuda") {
+    const cuda::CudaProbe probe = cuda::probe_cuda();
+    return probe.devices > 0 ? "" : "cuda: no usable CUDA device (" + probe.reason + ")";
+  }
+#else
+  if (device == "cuda") return "cuda: this build has no CUDA device (built without SAFETUNE_CUDA)";
+#endif
+  return "unknown device '" + device + "' (expected sim or cuda)";
+}
+
+// Probes without creating or truncating anything: a run that ends early leaves no file behind.
+std::string writable_path(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) return "cannot write '" + path + "': " + std::strerror(EISDIR);
+    if (::access(path.c_str(), W_OK) != 0) return "cannot write '" + path + "': " + std::strerror(errno);
+    return "";
+  }
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  if (::access(parent.empty() ? "." : parent.c_str(), W_OK | X_OK) != 0)
+    return "cannot create '" + path + "': " + std::strerror(errno);
+  return "";
+}
+
+CLI::Validator validator(std::string (*check)(const std::string&), std::string description) {
+  return CLI::Validator([check](std::string& value) { return check(value); }, std::move(description));
+}
+
+constexpr std::uint64_t kAnyUint64 = std::numeric_limits<std::uint64_t>::max();
+constexpr double kAYear = 365.0 * 24 * 3600;
+
+void add_shape_options(CLI::App& stress, StressOptions& options) {
+  ProgramShape& shape = options.shape;
+  add_integer_flag(stress, "--threads", shape.threads, 1, 1024, "worker threads, each with its own stream (16)");
+  add_integer_flag(stress, "--keys", shape.keys, 1, 100000, "distinct tuning keys (4)");
+  add_integer_flag(stress, "--configs", shape.configs, 1, 100000, "configs in the space (16)");
+  add_integer_flag(stress, "--calls", shape.calls, 1, 10000000, "calls per thread per round (200)");
+}
+
+void add_policy_options(CLI::App& stress, StressOptions& options) {
+  stress.add_option("--wait", options.wait_name, "wait policy: block or fallback (default: the subject's scenario)")
+      ->check(CLI::IsMember({"block", "fallback"}));
+  stress.add_option("--reentry", options.reentry_name, "re-entry policy: error or fallback (default: the subject's scenario)")
+      ->check(CLI::IsMember({"error", "fallback"}));
+  stress.add_option("--mix", options.mix_name,
+                    "program mix: plain (calls only), full (invalidations, re-entry, nested "
+                    "calls, throwing hooks, failing configs at modest rates), reentry, nested or "
+                    "faults (see docs/subjects.md); default: the subject's scenario")
+      ->check(CLI::IsMember(mix_names()));
+  stress.add_flag("--bench-lock", options.bench_lock,
+                  "give the subject a per-device benchmark lock (off by default on sim)");
+}
+
+void add_run_options(CLI::App& stress, StressOptions& options) {
+  stress.add_option("--subject", options.subject, "subject to stress (reference)")
+      ->check(validator(known_subject, "SUBJECT"));
+  stress.add_option("--device", options.device,
+                    "device: sim or cuda (default: cuda where this build has CUDA and a GPU is "
+                    "present, else sim)")
+      ->check(validator(available_device, "DEVICE"));
+  add_seconds_flag(stress, "--seconds", options.seconds, kAYear,
+                   "repeat rounds (fresh autotuner, fresh program) for this long");
+  add_integer_flag(stress, "--round", options.round, 0, kAnyUint64, "run only this round of the seed (replays --seconds)");
+  add_integer_flag(stress, "--seed", options.seed, 0, kAnyUint64, "program seed (default: random; always printed)");
+  add_seconds_flag(stress, "--watchdog-seconds", options.watchdog_seconds, 3600,
+                   "a run in which no event is recorded for this long is a hang (2)");
+}
+
+void add_output_options(CLI::App& stress, StressOptions& options) {
+  stress.add_option("--trace", options.trace_path, "write the JSON Lines trace here")
+      ->check(validator(writable_path, "FILE"));
+  stress.add_option("--chrome", options.chrome_path, "write a Chrome timeline here")
+      ->check(validator(writable_path, "FILE"));
+  stress.add_flag("--json", options.json, "print one JSON object instead of the text summary");
+  stress.add_flag("--print-program", options.print_program,
+                  "print the generated program of each round (stderr) and run it");
+}
+
+// The default device: cuda when this build has CUDA and cudaGetDeviceCount finds a device.
+void choose_default_device(StressOptions& options) {
+#ifdef SAFETUNE_HAS_CUDA
+  const cuda::CudaProbe probe = cuda::probe_cuda();
+  options.device = probe.devices > 0 ? "cuda" : "sim";
+  options.device_reason = probe.devices > 0 ? std::to_string(probe.devices) + " CUDA device(s) found"
+                                            : "no usable CUDA device (" + probe.reason + ")";
+#else
+  options.device = "sim";
+  options.device_reason = "no CUDA device in this build";
+#endif
+}
+
+void finish_stress_options(CLI::App& stress, StressOptions& options) {
+  options.device_given = stress.count("--device") > 0;
+  if (!options.device_given) choose_default_device(options);
+  options.seed_given = stress.count("--seed") > 0;
+  // The subject's scenario fills in whatever the command line left out.
+  const Scenario& scenario = find_subject(options.subject)->scenario;
+  if (stress.count("--mix") == 0) options.mix_name = scenario.mix;
+  if (stress.count("--wait") == 0) options.wait_name = scenario.wait;
+  if (stress.count("--reentry") == 0) options.reentry_name = scenario.reentry;
+  if (!options.seed_given) options.seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  options.mix = mix_named(options.mix_name);
+  options.wait = options.wait_name == "fallback" ? model::WaitPolicy::Fallback : model::WaitPolicy::Block;
+  options.reentry = options.reentry_name == "fallback" ? model::ReentryPolicy::Fallback
+                                                       : model::ReentryPolicy::Error;
+}
+
+void add_check_options(CLI::App& check, CheckOptions& options) {
+  check.add_option("TRACE", options.trace_path, "JSON Lines trace file; - reads standard input")->required();
+  check.add_option("--chrome", options.chrome_path, "write a Chrome timeline here")
+      ->check(validator(writable_path, "FILE"));
+  check.add_flag("--json", options.json, "print one JSON object");
+}
+
+// CLI11 would call an unknown command a missing one; name it instead.
+bool is_unknown_command(CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  const std::string name = argv[1];
+  const auto named = app.get_subcommands([&name](CLI::App* sub) { return sub->get_name() == name; });
+  return named.empty();
+}
+
+bool wants_json(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--json") return true;
+  return false;
+}
+
+// The flag a usage error is about: "--seed" in "--seed: '-1' is not ...", the argument CLI11 did
+// not expect, or the missing one; empty when none can be named.
+std::string flag_of(const CLI::ParseError& error) {
+  const std::string message = error.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    const auto last = message.find_last_of(' ');
+    return last == std::string::npos ? "" : message.substr(last + 1);
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) return message.substr(0, message.find(' '));
+  const auto colon = message.find(':');
+  if (message.starts_with("-") && colon != std::string::npos) return message.substr(0, colon);
+  return "";
+}
+
+// On --json, stdout holds one object even for a usage error; the text goes to stderr as always.
+void print_usage_error_json(const CLI::ParseError& error) {
+  nlohmann::json out{{"verdict", "input_error"}, {"message", error.what()}};
+  if (const std::string flag = flag_of(error); !flag.empty()) out["flag"] = flag;
+  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+int usage_error(CLI::App& app, const CLI::ParseError& error, bool json) {
+  if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
+  if (json) print_usage_error_json(error);
+  app.exit(error);
+  if (app.get_subcommands().empty()) std::cerr << app.help();
+  return kUsageError;
+}
+
+}  // namespace
+
+std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const* argv,
+                                                    const std::string& program) {
+  ParsedCommand parsed;
+  CLI::App app{program + ": stress and check autotuners for concurrency bugs", program};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(program + " " + SAFETUNE_VERSION));
+  CLI::App* stress = app.add_subcommand("stress", "drive a subject with N threads and check its trace");
+  CLI::App* check = app.add_subcommand("check", "check a trace file (JSON Lines v1)");
+  CLI::App* subjects = app.add_subcommand("subjects", "list the subjects and their bugs");
+  add_shape_options(*stress, parsed.stress);
+  add_policy_options(*stress, parsed.stress);
+  add_run_options(*stress, parsed.stress);
+  add_output_options(*stress, parsed.stress);
+  add_check_options(*check, parsed.check);
+  const bool json = wants_json(argc, argv);
+  if (is_unknown_command(app, argc, argv)) {
+    const std::string message = "unknown command '" + std::string(argv[1]) + "'";
+    if (json) std::cout << nlohmann::json{{"verdict", "input_error"}, {"message", message}}.dump() << '\n';
+    std::cerr << program << ": " << message << '\n' << app.help();
+    return kUsageError;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return usage_error(app, error, json);
+  }
+  if (stress->parsed()) finish_stress_options(*stress, parsed.stress);
+  parsed.command = stress->parsed() ? Command::Stress
+                   : check->parsed() ? Command::Check
+                                     : Command::Subjects;
+  (void)subjects;
+  return parsed;
+}
+
+}  // namespace safetune::stress

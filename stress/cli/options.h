@@ -1,0 +1,46 @@
+// The parsed, validated options of each command. Parsing (cli.h) guarantees the invariants
+// stated here, so the commands never re-check them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/event.h"
+#include "stress/harness/program.h"
+
+namespace safetune::stress {
+
+struct StressOptions {
+  std::string program = "safetune";   // the command the replay line starts with (run_cli.h)
+  std::string subject = "reference";  // a name find_subject() knows
+  bool device_given = false;          // false: the default device was chosen (and said so)
+  std::string device = "sim";         // "sim" or "cuda" (cuda only in a build with CUDA)
+  std::string device_reason;          // when !device_given: why `device` is the default
+  ProgramShape shape;                 // every count >= 1
+  std::string mix_name = "plain";     // one of mix_names(); default: the subject's scenario
+  ProgramMix mix;
+  std::string wait_name = "block";    // "block" or "fallback"; `wait` is its value (default:
+                                      // the subject's scenario, as for reentry_name)
+  std::string reentry_name = "error"; // "error" or "fallback"; `reentry` is its value
+  model::WaitPolicy wait = model::WaitPolicy::Block;
+  model::ReentryPolicy reentry = model::ReentryPolicy::Error;
+  bool bench_lock = false;            // share one BenchLock between the subject's benchmarks
+  std::optional<double> seconds;     // > 0: repeated rounds until this much time has passed
+  std::optional<std::uint64_t> round; // run only this round of the seed (replays a --seconds run)
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::optional<std::string> trace_path;   // writable (checked before the run)
+  std::optional<std::string> chrome_path;  // writable (checked before the run)
+  bool json = false;
+  bool print_program = false;
+  double watchdog_seconds = 2;        // > 0; the reference never stalls this long (tsan, 2 cores)
+};
+
+struct CheckOptions {
+  std::string trace_path;
+  std::optional<std::string> chrome_path;
+  bool json = false;
+};
+
+}  // namespace safetune::stress

@@ -1,0 +1,53 @@
+// One stress round: a fresh subject on a fresh sim device runs one generated program with one
+// worker thread (and one stream) per program thread, and the round's trace is returned.
+//
+// What the harness records, for every subject: call_begin before each call() and call_end
+// after it returns or throws (a re-entrant or nested call from a hook nests inside its caller).
+// For black-box subjects it also records benches and launches (RecordingKernel), invalidates,
+// and the failed bench of an injected throwing hook, since such subjects report nothing.
+//
+// The calling thread watches the round while it runs: it reports progress and, when no event has
+// been recorded for `watchdog_limit`, hands a snapshot of the trace so far to `on_hang`, which
+// must end the process (std::_Exit) without joining the stuck workers.
+//
+// A round that could not be recorded whole says so (RoundResult::incomplete): events the recorder
+// could not store, a worker thread that could not start, a call that ran out of memory. Its trace
+// is then no evidence of a rule broken or kept.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "model/event.h"
+#include "stress/cli/options.h"
+#include "stress/harness/program.h"
+#include "stress/subjects/subject.h"
+
+namespace safetune::stress {
+
+struct RoundResult {
+  model::Trace trace;
+  std::optional<std::string> incomplete;  // what was lost, when something was
+};
+
+struct RoundMonitor {
+  std::chrono::duration<double> watchdog_limit{2.0};
+  std::function<void(std::int64_t calls_completed_in_round)> on_progress;  // may be empty
+  // Must not return. `incomplete` says what was lost, as in RoundResult.
+  std::function<void(const model::Trace& snapshot, const std::optional<std::string>& incomplete)> on_hang;
+};
+
+// The kernel's trace name and its config space: C configs BLOCK=32, BLOCK=64, ...
+inline constexpr const char* kStressKernelName = "stress_kernel";
+ConfigSpace stress_config_space(int configs);
+// The fallback of the fallback policies: BLOCK=16, in no space, so that a launch of the fallback
+// is never mistaken for a tuned one (and no injected fault makes it fail).
+Config stress_fallback_config();
+
+RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,
+                      const RoundMonitor& monitor);
+
+}  // namespace safetune::stress

@@ -1,0 +1,37 @@
+#include "stress/subjects/reference_subject.h"
+
+#include "impl/autotuner.h"
+
+namespace safetune::stress {
+namespace {
+
+class ReferenceSubject final : public Subject {
+ public:
+  explicit ReferenceSubject(const SubjectEnvironment& environment)
+      : tuner_(environment.kernel, environment.space, options_from(environment)) {}
+
+  Config call(const Invocation& inv) override { return tuner_.call(inv); }
+  void invalidate(std::string_view key) override { tuner_.invalidate(key); }
+
+ private:
+  static TunerOptions options_from(const SubjectEnvironment& environment) {
+    TunerOptions options;
+    options.wait = environment.wait;
+    options.reentry = environment.reentry;
+    options.fallback = environment.fallback;
+    options.bench_lock = environment.bench_lock;
+    options.pre_bench_hook = environment.pre_bench_hook;
+    options.observer = environment.observer;
+    return options;
+  }
+
+  Autotuner tuner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subject> make_reference_subject(const SubjectEnvironment& environment) {
+  return std::make_unique<ReferenceSubject>(environment);
+}
+
+}  // namespace safetune::stress

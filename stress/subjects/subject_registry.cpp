@@ -1,0 +1,197 @@
+// The list of subjects. Add a broken subject here: name, its bug in one line, white-box or not,
+// listed or not, its factory, the scenario its bug class lives in (subject.h: Scenario), and the
+// rules that catch it.
+// A program's own subjects join after these through add_subjects (run_cli.h).
+#include <algorithm>
+#include <stdexcept>
+
+#include "stress/subjects/hanging_subject.h"
+#include "model/violation.h"
+#include "stress/harness/program.h"
+#include "stress/subjects/reference_subject.h"
+#include "stress/subjects/subject.h"
+#include "stress/subjects/subjects.h"
+
+namespace safetune::stress {
+namespace {
+
+std::vector<SubjectInfo> builtin_subjects() {
+  using namespace subjects;
+  const Scenario faults{.mix = "faults"};
+  return {
+      {.name = "reference", .bug = "none", .white_box = true, .make = make_reference_subject},
+      {.name = "unlocked",
+       .bug = "Triton's shape: shared fields, no in-flight marker: cold calls tune twice, and a call "
+              "whose shared args were cleared raises",
+       .make = make_unlocked,
+       .caught_by = {"R2", "R3"}},
+      {.name = "check-then-act",
+       .bug = "locked lookup, but a miss tunes outside the lock with no in-flight marker: duplicate tuning",
+       .make = make_check_then_act,
+       .caught_by = {"R2", "R3"}},
+      {.name = "notify-one",
+       .bug = "waiters woken with notify_one on a shared condvar: lost wakeup, a hang",
+       .white_box = true,
+       .make = make_notify_one,
+       .caught_by = {"R7"}},
+      {.name = "no-wake-on-failure",
+       .bug = "an attempt where every config fails never wakes its waiters: a hang",
+       .white_box = true,
+       .make = make_no_wake_on_failure,
+       .scenario = faults,
+       .caught_by = {"R7"}},
+      {.name = "global-lock",
+       .bug = "one lock held through benchmarking: tuned keys wait behind any tuning",
+       .white_box = true,
+       .make = make_global_lock,
+       .caught_by = {"R10"}},
+      {.name = "reentry-deadlock",
+       .bug = "a same-key re-entry from a hook waits on its own attempt: a hang",
+       .white_box = true,
+       .make = make_reentry_deadlock,
+       .scenario = {.mix = "reentry"},
+       .caught_by = {"R7", "R9"}},
+      {.name = "nested-deadlock",
+       .bug = "the bench lock is not re-entrant and is held across hooks: nested tuning of another key deadlocks",
+       .white_box = true,
+       .make = make_nested_deadlock,
+       .scenario = {.mix = "nested"},
+       .caught_by = {"R7"}},
+      {.name = "wrong-argmin",
+       .bug = "the winner is the last config benched, not the fastest",
+       .white_box = true,
+       .make = make_wrong_argmin,
+       .caught_by = {"R4"}},
+      {.name = "stale-publish",
+       .bug = "the key is marked tuned before its config is written (late, unlocked): readers launch a stale config",
+       .white_box = true,
+       .make = make_stale_publish,
+       .caught_by = {"R5"}},
+      {.name = "retry-storm",
+       .bug = "after a failed attempt every waiter starts its own attempt at once",
+       .white_box = true,
+       .make = make_retry_storm,
+       .scenario = faults,
+       .caught_by = {"R2", "R3"}},
+      {.name = "fallback-leak",
+       .bug = "under the fallback policy a fallback launch is cached as the winner (insert-if-absent cache)",
+       .white_box = true,
+       .make = make_fallback_leak,
+       .scenario = {.mix = "plain", .wait = "fallback"},
+       .caught_by = {"R5"}},
+      // Another design than the reference's, correct (docs/subjects.md): black-box, and the same
+      // code reporting its own white-box events.
+      {.name = "future-single-flight", .bug = "none", .make = make_future_single_flight, .scenario = {.mix = "full"}},
+      {.name = "future-single-flight-wb",
+       .bug = "none",
+       .white_box = true,
+       .make = make_future_single_flight,
+       .scenario = {.mix = "full"}},
+      {.name = "timeout-retune",
+       .bug = "future-single-flight whose waiters give up after 100 us and tune again themselves",
+       .make = make_timeout_retune,
+       .caught_by = {"R2", "R3"}},
+      {.name = "mini-correct",
+       .bug = "none (test-only: the base the broken subjects derive from)",
+       .white_box = true,
+       .listed = false,
+       .make = make_mini_correct},
+      {.name = "test-hang",
+       .bug = "every call blocks forever (test-only: exercises the watchdog)",
+       .listed = false,
+       .make = make_hanging_subject},
+  };
+}
+
+// The one registry: the built-in subjects, then whatever add_subjects appended at start-up.
+std::vector<SubjectInfo>& registry() {
+  static std::vector<SubjectInfo> subjects = builtin_subjects();
+  return subjects;
+}
+
+bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+bool is_builtin(std::string_view name) {
+  const std::vector<SubjectInfo> builtins = builtin_subjects();
+  return std::any_of(builtins.begin(), builtins.end(),
+                     [name](const SubjectInfo& info) { return info.name == name; });
+}
+
+// "" when `name` is free and would survive being pasted into a shell line, else the reason.
+std::string name_problem(const std::string& name, const std::vector<SubjectInfo>& taken) {
+  if (name.empty()) return "its name is empty";
+  if (name.front() == '-') return "its name starts with '-' and would read as a flag";
+  if (!std::all_of(name.begin(), name.end(), is_name_character)) {
+    return "its name may hold only letters, digits, '.', '_' and '-' (it goes into the replay line)";
+  }
+  const bool clash = std::any_of(taken.begin(), taken.end(),
+                                 [&name](const SubjectInfo& info) { return info.name == name; });
+  if (!clash) return "";
+  return is_builtin(name) ? "a built-in subject has that name; give yours another one"
+                          : "a subject of that name was already added";
+}
+
+bool is_rule_id(const std::string& id) {
+  for (std::size_t i = 0; i < model::kRuleCount; ++i)
+    if (model::rule_id(model::kRules[i]) == id) return true;
+  return false;
+}
+
+std::string scenario_problem(const Scenario& scenario) {
+  const std::vector<std::string>& mixes = mix_names();
+  if (std::find(mixes.begin(), mixes.end(), scenario.mix) == mixes.end()) {
+    std::string known;
+    for (const std::string& mix : mixes) known += (known.empty() ? "" : ", ") + mix;
+    return "its scenario's mix '" + scenario.mix + "' is not one of " + known;
+  }
+  if (scenario.wait != "block" && scenario.wait != "fallback") {
+    return "its scenario's wait '" + scenario.wait + "' is not block or fallback";
+  }
+  if (scenario.reentry != "error" && scenario.reentry != "fallback") {
+    return "its scenario's reentry '" + scenario.reentry + "' is not error or fallback";
+  }
+  return "";
+}
+
+// "" when `info` may join a registry holding `taken`, else the reason.
+std::string subject_problem(const SubjectInfo& info, const std::vector<SubjectInfo>& taken) {
+  if (std::string problem = name_problem(info.name, taken); !problem.empty()) return problem;
+  if (info.bug.empty() || info.bug.find('\n') != std::string::npos) {
+    return "its bug must be one non-empty line (\"none\" for a correct autotuner)";
+  }
+  if (!info.make) return "it has no factory (SubjectInfo::make is empty)";
+  for (const std::string& rule : info.caught_by) {
+    if (!is_rule_id(rule)) return "its caught_by names '" + rule + "', which is not a rule id (R1 to R11, R14)";
+  }
+  return scenario_problem(info.scenario);
+}
+
+}  // namespace
+
+const std::vector<SubjectInfo>& subject_registry() { return registry(); }
+
+const SubjectInfo* find_subject(std::string_view name) {
+  for (const SubjectInfo& info : subject_registry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+void add_subjects(std::vector<SubjectInfo> subjects) {
+  if (subjects.empty()) return;  // the built-in command: the registry is not touched
+  // Checked against the registry plus the ones before it, so that nothing is added on an error.
+  std::vector<SubjectInfo> taken = registry();
+  for (SubjectInfo& info : subjects) {
+    const std::string problem = subject_problem(info, taken);
+    if (!problem.empty()) {
+      throw std::invalid_argument("cannot add subject '" + info.name + "': " + problem);
+    }
+    taken.push_back(std::move(info));
+  }
+  registry() = std::move(taken);
+}
+
+}  // namespace safetune::stress
