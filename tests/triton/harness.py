@@ -1,21 +1,17 @@
-"""Shared pieces of the recorder tests: the import path, threads started together, the binary.
+"""Shared pieces of the recorder tests: threads started together, the binary, traces.
 
-Importing it puts stress/triton/ on sys.path, so that the tests import the recorder's modules the
-way the driver does.
+conftest.py puts the package's source (stress/triton/) and this folder on sys.path.
 """
 
 import json
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 from standin_autotuner import Autotuner
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO / "stress" / "triton") not in sys.path:
-    sys.path.insert(0, str(REPO / "stress" / "triton"))
 
 
 def run_together(threads, body):

@@ -4,10 +4,15 @@ import importlib.util
 import unittest
 
 from harness import fresh_autotuner_class
-from recorder import Recorder
-from single_flight import SingleFlightFix
+from safetune_triton.fix import SingleFlightFix
+from safetune_triton.recorder import Recorder
+from safetune_triton.triton_api import (
+    KeyRule,
+    TritonApiMismatch,
+    load_autotuner_class,
+    tuning_key,
+)
 from standin_autotuner import StandinKernel, block_configs
-from triton_api import KeyRule, TritonApiMismatch, load_autotuner_class, tuning_key
 
 
 class ApiCheckTest(unittest.TestCase):

@@ -10,7 +10,7 @@ import unittest
 from unittest import mock
 
 from harness import fresh_autotuner_class, run_together, safetune_binary, safetune_check
-from recorder import Recorder
+from safetune_triton.recorder import Recorder
 from standin_autotuner import StandinKernel, block_configs
 
 

@@ -1,9 +1,8 @@
-"""Canonical config strings of Triton configs (stress/triton/config_text.py)."""
+"""Canonical config strings of Triton configs (safetune_triton/config_text.py)."""
 
 import unittest
 
-import harness  # noqa: F401  (puts stress/triton on sys.path)
-from config_text import UNRECOGNISED_LAUNCH, config_text, launch_text
+from safetune_triton.config_text import UNRECOGNISED_LAUNCH, config_text, launch_text
 from standin_autotuner import Config
 
 

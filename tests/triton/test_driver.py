@@ -1,4 +1,4 @@
-"""stress/triton/driver.py and run_gpu.py end to end, on fake torch and triton (fake_gpu/).
+"""The driver (safetune_triton.driver) and run_gpu end to end, on fake torch and triton (fake_gpu/).
 
 The fakes run the real driver, scenarios, recorder, fix and `safetune check` over the stand-in
 autotuner: this tests the plumbing that ci/gpu relies on (files, exit codes, the summary line),
@@ -14,14 +14,15 @@ import unittest
 from harness import REPO, safetune_binary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-STRESS = os.path.join(REPO, "stress", "triton")
+PACKAGE_SOURCE = os.path.join(REPO, "stress", "triton")
 
 
-def python(script, *args, fake_gpu=True):
-    path = [os.path.join(HERE, "fake_gpu"), HERE] if fake_gpu else []
+def python(module, *args, fake_gpu=True):
+    """python3 -m safetune_triton.driver.MODULE ARGS, from the package's source."""
+    path = ([os.path.join(HERE, "fake_gpu"), HERE] if fake_gpu else []) + [PACKAGE_SOURCE]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     return subprocess.run(
-        [sys.executable, os.path.join(STRESS, script), *args],
+        [sys.executable, "-m", "safetune_triton.driver" + module, *args],
         capture_output=True,
         text=True,
         env=env,
@@ -31,7 +32,7 @@ def python(script, *args, fake_gpu=True):
 
 class DriverUsageTest(unittest.TestCase):
     def test_an_unknown_scenario_is_a_usage_error(self):
-        result = python("driver.py", "--scenarios", "report,matmul")
+        result = python("", "--scenarios", "report,matmul")
         self.assertEqual(result.returncode, 2)
         self.assertIn("unknown scenario(s) ['matmul']", result.stderr)
 
@@ -43,7 +44,7 @@ class DriverUsageTest(unittest.TestCase):
         except ImportError:
             pass
         with tempfile.TemporaryDirectory() as out:
-            result = python("run_gpu.py", out, "--safetune", sys.executable, fake_gpu=False)
+            result = python(".run_gpu", out, "--safetune", sys.executable, fake_gpu=False)
         self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
         self.assertRegex(result.stdout.splitlines()[-1], r"^skipped: triton not importable \(")
 
@@ -52,7 +53,7 @@ class RunGpuOnFakesTest(unittest.TestCase):
     def test_unfixed_fails_fixed_passes_and_every_output_is_written(self):
         with tempfile.TemporaryDirectory() as out:
             result = python(
-                "run_gpu.py", out, "--runs", "2", "--pairs", "3", "--safetune", safetune_binary()
+                ".run_gpu", out, "--runs", "2", "--pairs", "3", "--safetune", safetune_binary()
             )
             lines = result.stdout.splitlines()
             self.assertIn(result.returncode, (0, 1), result.stdout + result.stderr)

@@ -5,8 +5,8 @@ import tempfile
 import unittest
 
 from harness import fresh_autotuner_class, read_trace, run_together
-from config_text import UNRECOGNISED_LAUNCH, config_text
-from recorder import Recorder, _Kernel
+from safetune_triton.config_text import UNRECOGNISED_LAUNCH, config_text
+from safetune_triton.recorder import Recorder, _Kernel
 from standin_autotuner import Config, OutOfResources, StandinKernel, block_configs
 
 BLOCKS = (64, 128, 256)

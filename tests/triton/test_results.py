@@ -1,9 +1,16 @@
-"""The driver's summary and run_gpu.py's judgement (stress/triton/results.py), on made-up runs."""
+"""The driver's summary and run_gpu's judgement (safetune_triton/driver/results.py), on made-up
+runs."""
 
 import unittest
 
-import harness  # noqa: F401  (puts stress/triton on sys.path)
-from results import judge_fixed, judge_overhead, judge_unfixed, overhead, per_scenario, table
+from safetune_triton.driver.results import (
+    judge_fixed,
+    judge_overhead,
+    judge_unfixed,
+    overhead,
+    per_scenario,
+    table,
+)
 
 
 def run(

@@ -1,4 +1,4 @@
-"""The fix (stress/triton/single_flight.py) with real threads against the stand-in autotuner."""
+"""The fix (safetune_triton/fix.py) with real threads against the stand-in autotuner."""
 
 import os
 import tempfile
@@ -6,8 +6,8 @@ import threading
 import unittest
 
 from harness import fresh_autotuner_class, read_trace, run_together
-from recorder import Recorder
-from single_flight import ReentrantTuning, SingleFlightFix, TuningFailed
+from safetune_triton.fix import ReentrantTuning, SingleFlightFix, TuningFailed
+from safetune_triton.recorder import Recorder
 from standin_autotuner import Cell, Config, StandinKernel, block_configs
 
 BLOCKS = (64, 128, 256, 512)

@@ -2,14 +2,14 @@
 
 A run's result (the driver makes them; summary.json's "results" holds the list) has: scenario,
 run, fix, threads, keys (distinct kernel/key pairs called), wall_s, failed_calls and wrong_results
-(message lists), hung_threads, trace, and check (safetune_check.check's dict, its violation list
+(message lists), hung_threads, trace, and check (checker.check's dict, its violation list
 cut to the first of each rule).
 
-An overhead pair (driver.py --overhead; summary.json's "overhead_pairs") is one run of a scenario
+An overhead pair (the driver's --overhead; summary.json's "overhead_pairs") is one run of a scenario
 with the recorder and one without, back to back: scenario, pair (1, 2, ...), traced_first,
 traced_s and untraced_s (wall times; None when no thread ended).
 
-Pure functions of those dicts, so that run_gpu.py's judgement is tested without a GPU:
+Pure functions of those dicts, so that run_gpu's judgement is tested without a GPU:
 - table(results): the text table, one row per run;
 - per_scenario(results): one line per scenario over its runs;
 - overhead(pairs): the recorder's cost, a median of per-pair ratios (see there);

@@ -1,12 +1,12 @@
-#!/usr/bin/env python3
 """Runs Triton's @triton.autotune from many threads, records traces, and has safetune judge them.
 
-    python3 stress/triton/driver.py [--fix] [--runs N] [--threads N] [--scenarios a,b]
-                                    [--out DIR] [--safetune PATH] [--bench-ms W,R]
-                                    [--overhead [--pairs N]]
+    safetune-triton drive [--fix] [--runs N] [--threads N] [--scenarios a,b]
+                          [--out DIR] [--safetune PATH] [--bench-ms W,R]
+                          [--overhead [--pairs N]]
+    (or python3 -m safetune_triton.driver ...)
 
 For each run and scenario (scenarios.py) it builds fresh autotuners, installs the recorder
-(recorder.py; with --fix, the fix of single_flight.py under it), runs the scenario's threads
+(recorder; with --fix, the fix under it), runs the scenario's threads
 (workers.py), writes OUT/SCENARIO-runN.jsonl, runs `safetune check` on it (the text report in
 .check.txt; a Chrome timeline of the report scenario's first run in .chrome.json), and prints one
 row. At the end it prints each scenario's figures over its runs and writes OUT/summary.json.
@@ -34,18 +34,20 @@ import os
 import sys
 import time
 
-from recorder import Recorder, describe
-from results import judge_overhead, overhead, per_scenario, table
-from safetune_check import check, find_safetune
-from single_flight import SingleFlightFix
-from triton_api import triton_version
+from ..checker import check, find_safetune
+from ..fix import SingleFlightFix
+from ..recorder import Recorder, describe
+from ..triton_api import triton_version
+from .results import judge_overhead, overhead, per_scenario, table
 
 SCENARIO_NAMES = ("report", "vector_add", "restore", "two_kernels")
 EXIT_SKIPPED = 3
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="safetune-triton drive", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--fix", action="store_true", help="apply the single-flight fix")
     parser.add_argument("--runs", type=int, default=1, help="runs of every scenario (1)")
     parser.add_argument("--threads", type=int, help="threads (default: each scenario's, 10)")
@@ -98,8 +100,8 @@ def import_gpu_side():
         return "skipped: triton not importable ({})".format(describe(error))
     if not torch.cuda.is_available():
         return "skipped: torch sees no CUDA device"
-    import scenarios  # from here on, a failure is the driver's, not a missing Triton
-    import workers
+    # From here on, a failure is the driver's, not a missing Triton.
+    from . import scenarios, workers
 
     return torch, scenarios, workers
 
@@ -315,11 +317,12 @@ def finish(results, args, pairs=()):
     return 1 if failed else 0
 
 
-if __name__ == "__main__":
+def run(argv=None):
+    """main(), as a command: its exit status, and a one-line message on an unexpected error."""
     try:
-        sys.exit(main())
+        return main(argv)
     except KeyboardInterrupt:
-        sys.exit(130)
+        return 130
     except Exception as error:  # a recorder mismatch, a CUDA failure: say it in one line
         print("driver: " + describe(error), file=sys.stderr)
         raise

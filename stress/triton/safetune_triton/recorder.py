@@ -19,7 +19,7 @@ Contract:
   kernel whose prune_configs ever returned fewer or other configs: its attempts bench a subset.
 - Events go through one TraceLog: one lock, one global seq. Threads are numbered in the order
   they first call; set_stream() tags a thread's events with its stream.
-- fix=True installs single_flight.SingleFlightFix underneath, so the trace shows the fixed
+- fix=True installs fix.SingleFlightFix underneath, so the trace shows the fixed
   autotuner. The recorder itself never changes what Triton does, with or without the fix.
 - Every private name it uses is checked (triton_api); a missing one raises TritonApiMismatch.
   After a call that benched, the key it computed must be in Autotuner.cache, or it raises too.
@@ -31,11 +31,11 @@ import math
 import threading
 from operator import itemgetter
 
-from class_patch import ClassPatch
-from config_text import config_fields, config_text, launch_text
-from single_flight import SingleFlightFix
-from trace_log import TraceLog
-from triton_api import (
+from .class_patch import ClassPatch
+from .config_text import config_fields, config_text, launch_text
+from .fix import SingleFlightFix
+from .trace_log import TraceLog
+from .triton_api import (
     WRITTEN_FOR,
     KeyRule,
     TritonApiMismatch,
@@ -269,7 +269,7 @@ class Recorder:
             self.configs(),
             {
                 "recorder": {
-                    "tool": "stress/triton/recorder.py",
+                    "tool": "safetune_triton.recorder",
                     "written_for_triton": WRITTEN_FOR,
                     "triton": triton_version(),
                     "fix": self.fix,

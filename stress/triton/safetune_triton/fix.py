@@ -33,8 +33,8 @@ leaves those three shared, since only diagnostics read them.
 
 import threading
 
-from class_patch import ClassPatch
-from triton_api import KeyRule, key_text, load_autotuner_class, require_class, require_instance
+from .class_patch import ClassPatch
+from .triton_api import KeyRule, key_text, load_autotuner_class, require_class, require_instance
 
 PER_THREAD_FIELDS = ("nargs", "restore_copies")
 _INSTALLED_MARK = "_safetune_fix"
@@ -83,6 +83,18 @@ class _PerThreadField:
 
     def __delete__(self, tuner):
         self.__set__(tuner, None)
+
+
+def install(cls=None):
+    """The fix alone, on Triton's Autotuner (or `cls`), for a program that does not record:
+
+        import safetune_triton.fix
+        safetune_triton.fix.install()   # before the first call of an autotuned kernel
+
+    Returns the installed SingleFlightFix (its uninstall() undoes it). TritonApiMismatch when
+    Triton's Autotuner lacks a name the fix relies on; RuntimeError when a fix is installed already.
+    """
+    return SingleFlightFix().install(cls)
 
 
 def median_only(result):

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """What ci/gpu runs for issue 6: the driver without and with --fix, 5 runs each, judged.
 
-    python3 stress/triton/run_gpu.py OUTDIR [--safetune PATH] [--runs 5] [--pairs 9]
+    python3 -m safetune_triton.driver.run_gpu OUTDIR [--safetune PATH] [--runs 5] [--pairs 9]
 
 Writes OUTDIR/unfixed/ and OUTDIR/fixed/ (each run's trace, `safetune check` text report,
 summary.json, and the Triton-report scenario's Chrome timeline report-run1.chrome.json, for
@@ -13,7 +12,7 @@ Exit status:
   every run; with --fix every scenario passes every run with one attempt per key; the recorder
   adds at most 10% wall time to each scenario and to the total (measured with the fix, where the
   work is the same every run: the median over --pairs interleaved pairs of runs with and without
-  the recorder of their ratio, driver.py --overhead and results.overhead);
+  the recorder of their ratio, the driver's --overhead and results.overhead);
 - 1: one does not hold, or the driver failed;
 - 3: skipped, Triton, torch or a GPU is missing (the last line starts "skipped:"). ci/gpu
   counts that as not passing.
@@ -25,9 +24,8 @@ import os
 import subprocess
 import sys
 
-from results import judge_fixed, judge_overhead, judge_unfixed
+from .results import judge_fixed, judge_overhead, judge_unfixed
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 EXIT_SKIPPED = 3
 
 
@@ -36,7 +34,8 @@ def drive(out, mode, args):
     folder = os.path.join(out, mode)
     command = [
         sys.executable,
-        os.path.join(HERE, "driver.py"),
+        "-m",
+        "safetune_triton.driver",
         "--runs",
         str(args.runs),
         "--out",

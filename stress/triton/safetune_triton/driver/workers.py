@@ -15,7 +15,7 @@ import time
 
 import torch
 
-from recorder import describe
+from ..recorder import describe
 
 
 def run_threads(scenario, kernels, threads, recorder=None, timeout_s=600):
