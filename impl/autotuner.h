@@ -81,6 +81,7 @@
 #include "impl/sync.h"
 #include "impl/wait_graph.h"
 #include "model/event.h"
+#include "model/policy.h"
 
 namespace safetune {
 
@@ -206,9 +207,7 @@ namespace autotuner_detail {
 
 template <class Options>
 Options checked(Options options, const Kernel& kernel) {
-  const bool needs_fallback =
-      options.wait == WaitPolicy::Fallback || options.reentry == ReentryPolicy::Fallback;
-  if (needs_fallback && !options.fallback) {
+  if (model::needs_fallback(options.wait, options.reentry) && !options.fallback) {
     throw ConfigError("autotuner for kernel '" + kernel.name() +
                       "': a Fallback wait or reentry policy needs TunerOptions::fallback");
   }

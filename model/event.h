@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "policy.h"
+
 namespace safetune::model {
 
 // A thread or stream name as written in a trace: an integer or a string. Thread `1` and thread
@@ -61,15 +63,13 @@ struct Event {
   std::int64_t line = 0;  // physical line in the file it was read from (1-based); 0 if not read from a file
 };
 
-enum class WaitPolicy : std::uint8_t { Block, Fallback };
-enum class ReentryPolicy : std::uint8_t { Error, Fallback };
-
 struct Policy {
   WaitPolicy wait = WaitPolicy::Block;
   ReentryPolicy reentry = ReentryPolicy::Error;
   std::optional<std::string> fallback;                    // one config for every kernel, or
   std::map<std::string, std::string> fallback_by_kernel;  // a config per kernel
 
+  bool needs_fallback() const { return model::needs_fallback(wait, reentry); }
   // The declared fallback config of `kernel`, if any.
   std::optional<std::string> fallback_for(const std::string& kernel) const {
     if (auto it = fallback_by_kernel.find(kernel); it != fallback_by_kernel.end()) return it->second;

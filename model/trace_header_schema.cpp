@@ -15,18 +15,19 @@ namespace {
 constexpr std::string_view kFormat = "safetune-trace";
 constexpr std::int64_t kVersion = 1;
 
+// "\"a\" or \"b\"": the names a policy field may hold, for its error message.
+std::string quoted_alternatives(const std::array<std::string_view, 2>& names) {
+  return "\"" + std::string(names[0]) + "\" or \"" + std::string(names[1]) + "\"";
+}
+
 WaitPolicy read_wait(Value value) {
-  const std::string_view text = as_string(value, "policy.wait");
-  if (text == "block") return WaitPolicy::Block;
-  if (text == "fallback") return WaitPolicy::Fallback;
-  fail_field("policy.wait", shown(value) + " is not \"block\" or \"fallback\"");
+  if (auto wait = parse_wait_policy(as_string(value, "policy.wait"))) return *wait;
+  fail_field("policy.wait", shown(value) + " is not " + quoted_alternatives(kWaitPolicyNames));
 }
 
 ReentryPolicy read_reentry(Value value) {
-  const std::string_view text = as_string(value, "policy.reentry");
-  if (text == "error") return ReentryPolicy::Error;
-  if (text == "fallback") return ReentryPolicy::Fallback;
-  fail_field("policy.reentry", shown(value) + " is not \"error\" or \"fallback\"");
+  if (auto reentry = parse_reentry_policy(as_string(value, "policy.reentry"))) return *reentry;
+  fail_field("policy.reentry", shown(value) + " is not " + quoted_alternatives(kReentryPolicyNames));
 }
 
 void read_fallback(Value value, Policy& policy) {
@@ -44,8 +45,7 @@ void read_fallback(Value value, Policy& policy) {
 }
 
 void require_fallback_if_used(const Policy& policy) {
-  const bool uses_fallback = policy.wait == WaitPolicy::Fallback || policy.reentry == ReentryPolicy::Fallback;
-  if (!uses_fallback || policy.fallback || !policy.fallback_by_kernel.empty()) return;
+  if (!policy.needs_fallback() || policy.fallback || !policy.fallback_by_kernel.empty()) return;
   const char* which = policy.wait == WaitPolicy::Fallback ? "policy.wait" : "policy.reentry";
   fail(field("policy.fallback") + " is missing, but " + which + " is \"fallback\", which needs a fallback config");
 }

@@ -44,8 +44,8 @@ void write_header(std::ostream& out, const Header& header) {
   nlohmann::ordered_json line;
   line["format"] = kFormat;
   line["version"] = kVersion;
-  line["policy"]["wait"] = header.policy.wait == WaitPolicy::Block ? "block" : "fallback";
-  line["policy"]["reentry"] = header.policy.reentry == ReentryPolicy::Error ? "error" : "fallback";
+  line["policy"]["wait"] = policy_name(header.policy.wait);
+  line["policy"]["reentry"] = policy_name(header.policy.reentry);
   if (header.policy.fallback || !header.policy.fallback_by_kernel.empty())
     line["policy"]["fallback"] = fallback_json(header.policy);
   line["configs"] = nlohmann::ordered_json::object();

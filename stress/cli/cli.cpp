@@ -12,6 +12,7 @@
 #include <iostream>
 #include <random>
 
+#include "model/policy.h"
 #include "stress/cli/number_flags.h"
 #include "stress/subjects/subject.h"
 #ifdef SAFETUNE_HAS_CUDA
@@ -70,11 +71,15 @@ void add_shape_options(CLI::App& stress, StressOptions& options) {
   add_integer_flag(stress, "--calls", shape.calls, 1, 10000000, "calls per thread per round (200)");
 }
 
+std::vector<std::string> names_of(const std::array<std::string_view, 2>& names) {
+  return {names.begin(), names.end()};
+}
+
 void add_policy_options(CLI::App& stress, StressOptions& options) {
   stress.add_option("--wait", options.wait_name, "wait policy: block or fallback (default: the subject's scenario)")
-      ->check(CLI::IsMember({"block", "fallback"}));
+      ->check(CLI::IsMember(names_of(model::kWaitPolicyNames)));
   stress.add_option("--reentry", options.reentry_name, "re-entry policy: error or fallback (default: the subject's scenario)")
-      ->check(CLI::IsMember({"error", "fallback"}));
+      ->check(CLI::IsMember(names_of(model::kReentryPolicyNames)));
   stress.add_option("--mix", options.mix_name,
                     "program mix: plain (calls only), full (invalidations, re-entry, nested "
                     "calls, throwing hooks, failing configs at modest rates), reentry, nested or "
@@ -133,9 +138,10 @@ void finish_stress_options(CLI::App& stress, StressOptions& options) {
   if (stress.count("--reentry") == 0) options.reentry_name = scenario.reentry;
   if (!options.seed_given) options.seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
   options.mix = mix_named(options.mix_name);
-  options.wait = options.wait_name == "fallback" ? model::WaitPolicy::Fallback : model::WaitPolicy::Block;
-  options.reentry = options.reentry_name == "fallback" ? model::ReentryPolicy::Fallback
-                                                       : model::ReentryPolicy::Error;
+  // Both names are known: the flags are checked against them, and the registry checks every
+  // subject's scenario (subject_registry.cpp).
+  options.wait = model::parse_wait_policy(options.wait_name).value();
+  options.reentry = model::parse_reentry_policy(options.reentry_name).value();
 }
 
 void add_check_options(CLI::App& check, CheckOptions& options) {

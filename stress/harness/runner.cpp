@@ -79,9 +79,8 @@ Config outside_config(const StressOptions& options) {
 }
 
 std::optional<Config> fallback_for(const StressOptions& options) {
-  const bool needed = options.wait == model::WaitPolicy::Fallback ||
-                      options.reentry == model::ReentryPolicy::Fallback;
-  return needed ? std::optional<Config>(outside_config(options)) : std::nullopt;
+  return model::needs_fallback(options.wait, options.reentry) ? std::optional<Config>(outside_config(options))
+                                                                : std::nullopt;
 }
 
 // --device cuda: the real device (vector add per stream, outputs verified after every call);

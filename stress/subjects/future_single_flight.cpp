@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "impl/bench_lock.h"
-#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 
@@ -142,10 +141,6 @@ void FutureSingleFlight::report(model::EventKind kind, std::string_view key, int
                                 const std::string* error, std::optional<double> time_ns) const {
   if (env_.observer == nullptr) return;
   env_.observer->record(ObservedEvent{kind, env_.kernel.name(), key, config, error, time_ns, stream});
-}
-
-std::unique_ptr<Subject> make_future_single_flight(const SubjectEnvironment& environment) {
-  return std::make_unique<FutureSingleFlight>(environment);
 }
 
 }  // namespace safetune::stress::subjects

@@ -65,6 +65,13 @@ class Subject {
 
 using SubjectFactory = std::function<std::unique_ptr<Subject>(const SubjectEnvironment&)>;
 
+// The factory of any subject class constructed from its environment alone: a registry row says
+// `.make = make_subject<NotifyOne<StdSync>>`.
+template <class SubjectClass>
+std::unique_ptr<Subject> make_subject(const SubjectEnvironment& environment) {
+  return std::make_unique<SubjectClass>(environment);
+}
+
 // The situation a subject's bug class lives in: the program mix (program.h: mix_names()) and
 // the policies that `safetune stress --subject NAME` uses unless --mix, --wait or --reentry say
 // otherwise. The summary prints it. It is the only thing the harness knows about a subject

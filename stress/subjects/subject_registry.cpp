@@ -1,16 +1,32 @@
-// The list of subjects. Add a broken subject here: name, its bug in one line, white-box or not,
-// listed or not, its factory, the scenario its bug class lives in (subject.h: Scenario), and the
-// rules that catch it.
+// The list of subjects. A built-in subject is its header (stress/subjects/NAME.h) and one row
+// here: its #include below, and a SubjectInfo with its name, its bug in one line, white-box or
+// not, listed or not, its factory (make_subject<Class>), the scenario its bug class lives in
+// (subject.h: Scenario), and the rules that catch it (docs/subjects.md, "Adding a subject").
 // A program's own subjects join after these through add_subjects (run_cli.h).
 #include <algorithm>
 #include <stdexcept>
 
-#include "stress/subjects/hanging_subject.h"
+#include "impl/sync.h"
+#include "model/policy.h"
 #include "model/violation.h"
 #include "stress/harness/program.h"
+#include "stress/subjects/check_then_act.h"
+#include "stress/subjects/fallback_leak.h"
+#include "stress/subjects/future_single_flight.h"
+#include "stress/subjects/global_lock.h"
+#include "stress/subjects/hanging_subject.h"
+#include "stress/subjects/mini_tuner.h"
+#include "stress/subjects/nested_deadlock.h"
+#include "stress/subjects/no_wake_on_failure.h"
+#include "stress/subjects/notify_one.h"
+#include "stress/subjects/reentry_deadlock.h"
 #include "stress/subjects/reference_subject.h"
+#include "stress/subjects/retry_storm.h"
+#include "stress/subjects/stale_publish.h"
 #include "stress/subjects/subject.h"
-#include "stress/subjects/subjects.h"
+#include "stress/subjects/timeout_retune.h"
+#include "stress/subjects/unlocked.h"
+#include "stress/subjects/wrong_argmin.h"
 
 namespace safetune::stress {
 namespace {
@@ -23,79 +39,79 @@ std::vector<SubjectInfo> builtin_subjects() {
       {.name = "unlocked",
        .bug = "Triton's shape: shared fields, no in-flight marker: cold calls tune twice, and a call "
               "whose shared args were cleared raises",
-       .make = make_unlocked,
+       .make = make_subject<Unlocked>,
        .caught_by = {"R2", "R3"}},
       {.name = "check-then-act",
        .bug = "locked lookup, but a miss tunes outside the lock with no in-flight marker: duplicate tuning",
-       .make = make_check_then_act,
+       .make = make_subject<CheckThenAct<StdSync>>,
        .caught_by = {"R2", "R3"}},
       {.name = "notify-one",
        .bug = "waiters woken with notify_one on a shared condvar: lost wakeup, a hang",
        .white_box = true,
-       .make = make_notify_one,
+       .make = make_subject<NotifyOne<StdSync>>,
        .caught_by = {"R7"}},
       {.name = "no-wake-on-failure",
        .bug = "an attempt where every config fails never wakes its waiters: a hang",
        .white_box = true,
-       .make = make_no_wake_on_failure,
+       .make = make_subject<NoWakeOnFailure<StdSync>>,
        .scenario = faults,
        .caught_by = {"R7"}},
       {.name = "global-lock",
        .bug = "one lock held through benchmarking: tuned keys wait behind any tuning",
        .white_box = true,
-       .make = make_global_lock,
+       .make = make_subject<GlobalLock>,
        .caught_by = {"R10"}},
       {.name = "reentry-deadlock",
        .bug = "a same-key re-entry from a hook waits on its own attempt: a hang",
        .white_box = true,
-       .make = make_reentry_deadlock,
+       .make = make_subject<ReentryDeadlock<StdSync>>,
        .scenario = {.mix = "reentry"},
        .caught_by = {"R7", "R9"}},
       {.name = "nested-deadlock",
        .bug = "the bench lock is not re-entrant and is held across hooks: nested tuning of another key deadlocks",
        .white_box = true,
-       .make = make_nested_deadlock,
+       .make = make_subject<NestedDeadlock<StdSync>>,
        .scenario = {.mix = "nested"},
        .caught_by = {"R7"}},
       {.name = "wrong-argmin",
        .bug = "the winner is the last config benched, not the fastest",
        .white_box = true,
-       .make = make_wrong_argmin,
+       .make = make_subject<WrongArgmin>,
        .caught_by = {"R4"}},
       {.name = "stale-publish",
        .bug = "the key is marked tuned before its config is written (late, unlocked): readers launch a stale config",
        .white_box = true,
-       .make = make_stale_publish,
+       .make = make_subject<StalePublish<StdSync>>,
        .caught_by = {"R5"}},
       {.name = "retry-storm",
        .bug = "after a failed attempt every waiter starts its own attempt at once",
        .white_box = true,
-       .make = make_retry_storm,
+       .make = make_subject<RetryStorm<StdSync>>,
        .scenario = faults,
        .caught_by = {"R2", "R3"}},
       {.name = "fallback-leak",
        .bug = "under the fallback policy a fallback launch is cached as the winner (insert-if-absent cache)",
        .white_box = true,
-       .make = make_fallback_leak,
+       .make = make_subject<FallbackLeak>,
        .scenario = {.mix = "plain", .wait = "fallback"},
        .caught_by = {"R5"}},
       // Another design than the reference's, correct (docs/subjects.md): black-box, and the same
       // code reporting its own white-box events.
-      {.name = "future-single-flight", .bug = "none", .make = make_future_single_flight, .scenario = {.mix = "full"}},
+      {.name = "future-single-flight", .bug = "none", .make = make_subject<FutureSingleFlight>, .scenario = {.mix = "full"}},
       {.name = "future-single-flight-wb",
        .bug = "none",
        .white_box = true,
-       .make = make_future_single_flight,
+       .make = make_subject<FutureSingleFlight>,
        .scenario = {.mix = "full"}},
       {.name = "timeout-retune",
        .bug = "future-single-flight whose waiters give up after 100 us and tune again themselves",
-       .make = make_timeout_retune,
+       .make = make_subject<TimeoutRetune>,
        .caught_by = {"R2", "R3"}},
       {.name = "mini-correct",
        .bug = "none (test-only: the base the broken subjects derive from)",
        .white_box = true,
        .listed = false,
-       .make = make_mini_correct},
+       .make = make_subject<MiniTuner>},
       {.name = "test-hang",
        .bug = "every call blocks forever (test-only: exercises the watchdog)",
        .listed = false,
@@ -147,10 +163,10 @@ std::string scenario_problem(const Scenario& scenario) {
     for (const std::string& mix : mixes) known += (known.empty() ? "" : ", ") + mix;
     return "its scenario's mix '" + scenario.mix + "' is not one of " + known;
   }
-  if (scenario.wait != "block" && scenario.wait != "fallback") {
+  if (!model::parse_wait_policy(scenario.wait)) {
     return "its scenario's wait '" + scenario.wait + "' is not block or fallback";
   }
-  if (scenario.reentry != "error" && scenario.reentry != "fallback") {
+  if (!model::parse_reentry_policy(scenario.reentry)) {
     return "its scenario's reentry '" + scenario.reentry + "' is not error or fallback";
   }
   return "";

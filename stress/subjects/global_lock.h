@@ -2,13 +2,13 @@
 // benchmarking. It never tunes twice and never launches a wrong config, but a call on a key that
 // is long tuned waits behind another key's tuning: caught as R10 (isolation), from the wait it
 // reports whenever it blocks on the lock.
+#pragma once
+
 #include <mutex>
 
 #include "stress/subjects/mini_tuner.h"
-#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
-namespace {
 
 class GlobalLock final : public MiniTuner {
  public:
@@ -28,11 +28,5 @@ class GlobalLock final : public MiniTuner {
  private:
   std::recursive_mutex global_;
 };
-
-}  // namespace
-
-std::unique_ptr<Subject> make_global_lock(const SubjectEnvironment& environment) {
-  return std::make_unique<GlobalLock>(environment);
-}
 
 }  // namespace safetune::stress::subjects

@@ -3,13 +3,18 @@
 // the sim device takes well under that, so this one waits 100 us, which most attempts of the
 // default space outlast: the duplicate tuning (R2, or R3 once the owner has published) shows in
 // every run in which a waiter waits.
+#pragma once
+
+#include <chrono>
+
 #include "stress/subjects/future_single_flight.h"
-#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
 
-std::unique_ptr<Subject> make_timeout_retune(const SubjectEnvironment& environment) {
-  return std::make_unique<FutureSingleFlight>(environment, std::chrono::microseconds(100));
-}
+class TimeoutRetune final : public FutureSingleFlight {
+ public:
+  explicit TimeoutRetune(const SubjectEnvironment& environment)
+      : FutureSingleFlight(environment, std::chrono::microseconds(100)) {}
+};
 
 }  // namespace safetune::stress::subjects

@@ -1,11 +1,11 @@
 // `wrong-argmin`: the winner is the last config that benched successfully, not the fastest (the
 // shape of a loop that overwrites `best` without comparing). Caught as R4 (attempt integrity) at
 // the first tune_end whose last config is not the fastest.
+#pragma once
+
 #include "stress/subjects/mini_tuner.h"
-#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
-namespace {
 
 class WrongArgmin final : public MiniTuner {
  public:
@@ -20,11 +20,5 @@ class WrongArgmin final : public MiniTuner {
     return best;
   }
 };
-
-}  // namespace
-
-std::unique_ptr<Subject> make_wrong_argmin(const SubjectEnvironment& environment) {
-  return std::make_unique<WrongArgmin>(environment);
-}
 
 }  // namespace safetune::stress::subjects

@@ -3,11 +3,11 @@
 // insert-if-absent (like std::map::emplace), so the owner's real winner never replaces it. Every
 // later call launches the fallback. Caught as R5 (agreement): a launch that is not the published
 // winner.
+#pragma once
+
 #include "stress/subjects/mini_tuner.h"
-#include "stress/subjects/subjects.h"
 
 namespace safetune::stress::subjects {
-namespace {
 
 class FallbackLeak final : public MiniTuner {
  public:
@@ -40,11 +40,5 @@ class FallbackLeak final : public MiniTuner {
     entry.config.set(config);
   }
 };
-
-}  // namespace
-
-std::unique_ptr<Subject> make_fallback_leak(const SubjectEnvironment& environment) {
-  return std::make_unique<FallbackLeak>(environment);
-}
 
 }  // namespace safetune::stress::subjects

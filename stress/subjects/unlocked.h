@@ -9,16 +9,17 @@
 //
 // Every single field access is atomic here (a mutex stands in for Python's GIL, which makes
 // each bytecode atomic but nothing longer), so the bug is the protocol's, not a C++ data race.
+#pragma once
+
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "stress/subjects/subjects.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::stress::subjects {
-namespace {
 
 class Unlocked final : public Subject {
  public:
@@ -99,11 +100,5 @@ class Unlocked final : public Subject {
   std::vector<double> configs_timings_;
   int best_config_ = -1;
 };
-
-}  // namespace
-
-std::unique_ptr<Subject> make_unlocked(const SubjectEnvironment& environment) {
-  return std::make_unique<Unlocked>(environment);
-}
 
 }  // namespace safetune::stress::subjects
