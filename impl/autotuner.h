@@ -151,10 +151,10 @@ class BasicAutotuner {
 
   // What a call on a not-yet-tuned key does, decided under the key lock.
   struct Route {
-    enum Kind { Launch, Own, Fail, Reentrant, Cycle } kind;
+    enum Kind { Launch, Own, Fail, Reentrant, Cycle } kind = Launch;
     const LaunchChoice* launch = nullptr;  // Launch
-    AttemptPtr attempt;                    // Own
-    std::string error;                     // Fail, Reentrant, Cycle
+    AttemptPtr attempt{};                  // Own
+    std::string error{};                   // Fail, Reentrant, Cycle
   };
 
   // Out of line, like report(): a tuned call's code is then a few contiguous lines (see call()).
@@ -238,7 +238,7 @@ inline std::vector<LaunchChoice> choices_of(
     const ConfigSpace& space, const std::vector<std::unique_ptr<PreparedLaunch>>& prepared) {
   std::vector<LaunchChoice> choices;
   choices.reserve(space.size());
-  for (std::size_t i = 0; i < space.size(); ++i) choices.push_back({&space[i], prepared[i].get()});
+  for (std::size_t i = 0; i < space.size(); ++i) choices.push_back({.config = &space[i], .prepared = prepared[i].get()});
   return choices;
 }
 
@@ -246,7 +246,7 @@ inline std::vector<LaunchChoice> choices_of(
 inline LaunchChoice fallback_choice_of(const std::optional<Config>& fallback,
                                        const std::vector<std::unique_ptr<PreparedLaunch>>& prepared) {
   if (!fallback) return {};
-  return {&*fallback, prepared.back().get()};
+  return {.config = &*fallback, .prepared = prepared.back().get()};
 }
 
 }  // namespace autotuner_detail
@@ -304,13 +304,13 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::route(Entry& entry,
     case KeyState::Cold: return begin_attempt(entry, inv);
     case KeyState::Tuned: {
       // relaxed: the key lock orders this load after the store made under the same lock.
-      return {Route::Launch, entry.winner.load(std::memory_order_relaxed), nullptr, {}};
+      return {.kind = Route::Launch, .launch = entry.winner.load(std::memory_order_relaxed)};
     }
     case KeyState::Tuning: break;
   }
   AttemptPtr attempt = entry.attempt.get();
   if (attempt->owner == Sync::thread_id()) return reenter(entry);
-  if (options_.wait == WaitPolicy::Fallback) return {Route::Launch, &fallback_, nullptr, {}};
+  if (options_.wait == WaitPolicy::Fallback) return {.kind = Route::Launch, .launch = &fallback_};
   return wait_for(entry, inv, attempt, lock, yield);
 }
 
@@ -323,16 +323,16 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::begin_attempt(Entry& 
   entry.attempt.set(attempt);
   entry.state.set(KeyState::Tuning);
   report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
-  return {Route::Own, {}, std::move(attempt), {}};
+  return {.kind = Route::Own, .attempt = std::move(attempt)};
 }
 
 template <class Sync>
 typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::reenter(const Entry& entry) {
   if (options_.reentry == ReentryPolicy::Fallback) {
-    return {Route::Launch, &fallback_, nullptr, {}};
+    return {.kind = Route::Launch, .launch = &fallback_};
   }
-  return {Route::Reentrant, {}, nullptr,
-          where(entry.key) +
+  return {.kind = Route::Reentrant,
+          .error = where(entry.key) +
               ": re-entrant call from the thread that is tuning this key (reentry policy "
               "'error'); use ReentryPolicy::Fallback to launch the fallback instead"};
 }
@@ -340,9 +340,9 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::reenter(const Entry& 
 template <class Sync>
 typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::close_cycle(const Entry& entry,
                                                                        const std::string& cycle) {
-  if (options_.reentry == ReentryPolicy::Fallback) return {Route::Launch, &fallback_, nullptr, {}};
-  return {Route::Cycle, {}, nullptr,
-          where(entry.key) + ": waiting would close a cycle of waits (" + cycle +
+  if (options_.reentry == ReentryPolicy::Fallback) return {.kind = Route::Launch, .launch = &fallback_};
+  return {.kind = Route::Cycle,
+          .error = where(entry.key) + ": waiting would close a cycle of waits (" + cycle +
               "); reentry policy 'error'; use ReentryPolicy::Fallback to launch the fallback instead"};
 }
 
@@ -364,8 +364,8 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
   while (!attempt->done.get()) entry.attempt_finished.wait(lock);
   report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
   const int winner = attempt->winner.get();
-  if (winner < 0) return {Route::Fail, {}, nullptr, attempt->error.get()};
-  return {Route::Launch, &choices_[static_cast<std::size_t>(winner)], nullptr, {}};
+  if (winner < 0) return {.kind = Route::Fail, .error = attempt->error.get()};
+  return {.kind = Route::Launch, .launch = &choices_[static_cast<std::size_t>(winner)]};
 }
 
 template <class Sync>
@@ -555,7 +555,13 @@ void BasicAutotuner<Sync>::report(model::EventKind kind, std::string_view key, i
                                   std::optional<double> time_ns) const noexcept {
   if (options_.observer == nullptr) return;
   options_.observer->record(
-      ObservedEvent{kind, kernel_.name(), key, config, error, time_ns, stream});
+      ObservedEvent{.kind = kind,
+                    .kernel = kernel_.name(),
+                    .key = key,
+                    .config = config,
+                    .error = error,
+                    .time_ns = time_ns,
+                    .stream = stream});
 }
 
 }  // namespace safetune

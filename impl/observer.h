@@ -17,12 +17,12 @@
 namespace safetune {
 
 struct ObservedEvent {
-  model::EventKind kind;
-  std::string_view kernel;
-  std::string_view key;
+  model::EventKind kind{};
+  std::string_view kernel{};
+  std::string_view key{};
   const std::string* config = nullptr;  // canonical config, when the event carries one
   const std::string* error = nullptr;   // error message, when the event carries one
-  std::optional<double> time_ns;        // bench time
+  std::optional<double> time_ns{};      // bench time
   int stream = -1;                      // stream id, -1 when not applicable
 };
 

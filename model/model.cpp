@@ -49,7 +49,7 @@ OpenCall* innermost_call(State& state, const ThreadName& thread) {
   return &state.calls.at(it->second.back());
 }
 
-OpenCall* require_call(Step& step) {
+OpenCall* require_call(StepContext& step) {
   const Event& e = step.event;
   OpenCall* call = innermost_call(step.state, e.thread);
   if (call == nullptr) {
@@ -68,19 +68,19 @@ OpenCall* require_call(Step& step) {
   return call;
 }
 
-KeyState& key_state(Step& step) {
+KeyChoices& key_choices(StepContext& step) {
   if (step.key != nullptr) return *step.key;
   auto it = step.state.keys.find(KeyId{step.event.kernel, step.event.key});
-  if (it == step.state.keys.end()) it = step.state.keys.emplace(key_of(step.event), KeyState{}).first;
+  if (it == step.state.keys.end()) it = step.state.keys.emplace(key_of(step.event), KeyChoices{}).first;
   step.key = &it->second;  // map nodes stay put: valid for the whole step
   return *step.key;
 }
 
-CallView& view_of(Step& step, const OpenCall& call) { return step.choice->views[call.begin_seq]; }
+CallView& view_of(StepContext& step, const OpenCall& call) { return step.choice->views[call.begin_seq]; }
 
 // An invalidate always resets R3 and R10 (they ask only whether one came between), but it
 // unpublishes the winner only when no attempt is in flight on the key.
-void invalidate_effect(Step& step) {
+void invalidate_effect(StepContext& step) {
   Choice& choice = *step.choice;
   choice.succeeded_since_invalidate = false;
   choice.history.last_invalidate_seq = step.event.seq;
@@ -98,14 +98,14 @@ void invalidate_effect(Step& step) {
 
 namespace {
 
-void on_call_begin(Step& step) {
+void on_call_begin(StepContext& step) {
   const Event& e = step.event;
   ++step.state.stats.calls;
   const std::int64_t seq = e.seq;
   OpenCall& call = step.state.calls.emplace(seq, OpenCall{.thread = e.thread, .key = key_of(e), .begin_seq = seq}).first->second;
   step.state.threads[e.thread].push_back(seq);
-  key_state(step).open_calls.insert(seq);
-  for_each_choice(step, [&call](Step& in) {
+  key_choices(step).open_calls.insert(seq);
+  for_each_choice(step, [&call](StepContext& in) {
     Choice& choice = *in.choice;
     CallView& view = choice.views[call.begin_seq];
     view.began_tuned = choice.winner.has_value();
@@ -116,12 +116,12 @@ void on_call_begin(Step& step) {
 
 // Removes the thread's innermost call; a thread left with none is forgotten, so that the state
 // follows the threads with open calls, not every thread name the trace ever used.
-void pop_call(Step& step) {
+void pop_call(StepContext& step) {
   auto it = step.state.threads.find(step.event.thread);
   const std::int64_t seq = it->second.back();
   const OpenCall& call = step.state.calls.at(seq);
   if (call.first_bench) step.state.benches.erase(*call.first_bench);
-  key_state(step).open_calls.erase(seq);
+  key_choices(step).open_calls.erase(seq);
   step.state.calls.erase(seq);
   it->second.pop_back();
   if (it->second.empty()) step.state.threads.erase(it);
@@ -129,7 +129,7 @@ void pop_call(Step& step) {
 
 // What the trace shows of a call's end, whatever the choice: R5 on its result, R1 on a wait left
 // open (white-box).
-void judge_call_end(Step& step, OpenCall& call) {
+void judge_call_end(StepContext& step, OpenCall& call) {
   const Event& e = step.event;
   auto where = [&] {
     return call.key.show() + " (call seq " + std::to_string(call.begin_seq) + ", end seq " + std::to_string(e.seq) + ")";
@@ -156,7 +156,7 @@ void judge_call_end(Step& step, OpenCall& call) {
 // Whether a rule names a reason for the call to end with an error (R14). A re-entrant call, and a
 // cycle-closing one in a white-box trace, are judged by R9 and R11 whichever the policy. A black-box
 // cycle is one of possible waits: it excuses an error under re-entry policy error only.
-bool may_raise(const Step& step, const OpenCall& call, const CallView& view) {
+bool may_raise(const StepContext& step, const OpenCall& call, const CallView& view) {
   if (call.launch_failed || view.owned == Ownership::Failed || view.saw_failure || view.reentrant) return true;
   const bool judged_by_r11 =
       step.state.header.white_box || step.state.header.policy.reentry == ReentryPolicy::Error;
@@ -164,7 +164,7 @@ bool may_raise(const Step& step, const OpenCall& call, const CallView& view) {
 }
 
 // R14: an error with no reason that the rules name is a spurious failure.
-void judge_spurious_failure(Step& step, const OpenCall& call, const CallView& view) {
+void judge_spurious_failure(StepContext& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
   if (!e.error || may_raise(step, call, view)) return;
   const std::string why = view.owned == Ownership::Succeeded
@@ -177,7 +177,7 @@ void judge_spurious_failure(Step& step, const OpenCall& call, const CallView& vi
 }
 
 // In one choice: R9 on a re-entrant call's result, R8 on an owner whose attempt failed, R14.
-void judge_call_result(Step& step, const OpenCall& call, const CallView& view) {
+void judge_call_result(StepContext& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
   auto where = [&] {
     return call.key.show() + " (call seq " + std::to_string(call.begin_seq) + ", end seq " + std::to_string(e.seq) + ")";
@@ -203,7 +203,7 @@ void judge_call_result(Step& step, const OpenCall& call, const CallView& view) {
 
 // White-box R1: a call may not end while its attempt is open. Recovery: the attempt is dropped
 // unjudged, so that later events are judged sanely.
-void close_open_attempt(Step& step, const OpenCall& call, CallView& view) {
+void close_open_attempt(StepContext& step, const OpenCall& call, CallView& view) {
   if (view.owned != Ownership::InFlight) return;
   report_in_choice(step, Rule::R1, {view.owned_attempt_id, step.event.seq},
                    thread_text(call.thread) + " ended its call on " + call.key.show() + " at seq " +
@@ -215,7 +215,7 @@ void close_open_attempt(Step& step, const OpenCall& call, CallView& view) {
 
 // Black-box: a call that benched and did not launch ends its attempt failed; a choice that placed
 // this attempt's end as a success, or an early begin of a call that never benched, dies.
-void end_black_box_call(Step& step, const OpenCall& call, const CallView& view) {
+void end_black_box_call(StepContext& step, const OpenCall& call, const CallView& view) {
   Choice& choice = *step.choice;
   auto end = std::find_if(choice.chosen_ends.begin(), choice.chosen_ends.end(),
                           [&](const ChosenEnd& placed) { return placed.owner_call == call.begin_seq; });
@@ -237,13 +237,13 @@ void end_black_box_call(Step& step, const OpenCall& call, const CallView& view) 
   end_attempt(step, call, std::nullopt, step.event.seq);
 }
 
-void on_call_end(Step& step) {
+void on_call_end(StepContext& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);  // reports the R1 violation; the event is then ignored
   if (call == nullptr) return;
   if (e.error) ++step.state.stats.errors;
   judge_call_end(step, *call);
-  for_each_choice(step, [&](Step& in) {
+  for_each_choice(step, [&](StepContext& in) {
     CallView& view = view_of(in, *call);  // a map node: stays put while ending an attempt adds views
     if (in.state.header.white_box) close_open_attempt(in, *call, view);
     else end_black_box_call(in, *call, view);
@@ -254,11 +254,11 @@ void on_call_end(Step& step) {
   pop_call(step);
 }
 
-void on_wait_begin(Step& step) {
+void on_wait_begin(StepContext& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
   if (!call) return;
-  for_each_choice(step, [&](Step& in) {
+  for_each_choice(step, [&](StepContext& in) {
     const CallView& view = view_of(in, *call);
     if (view.reentrant)
       report_in_choice(in, Rule::R9, {call->begin_seq, e.seq},
@@ -280,7 +280,7 @@ void on_wait_begin(Step& step) {
   call->waits_on_attempt = attempt_to_wait_on(step.state, call->key);
 }
 
-void on_wait_end(Step& step) {
+void on_wait_end(StepContext& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
   if (!call) return;
@@ -294,29 +294,29 @@ void on_wait_end(Step& step) {
 
 // Black-box: the call of an invalidate opens its window; white-box: the invalidate event is its
 // effect, so its call adds nothing.
-void on_invalidate_begin(Step& step) {
+void on_invalidate_begin(StepContext& step) {
   if (step.state.header.white_box) return;
-  key_state(step).invalidates_begun[step.event.thread] = step.event.seq;
-  for_each_choice(step, [](Step& in) { in.choice->pending_invalidates.insert(in.event.seq); });
+  key_choices(step).invalidates_begun[step.event.thread] = step.event.seq;
+  for_each_choice(step, [](StepContext& in) { in.choice->pending_invalidates.insert(in.event.seq); });
 }
 
 // The invalidate's return: its effect now, unless a choice placed it earlier in its window.
-void on_invalidate(Step& step) {
+void on_invalidate(StepContext& step) {
   std::optional<std::int64_t> begun;
   if (!step.state.header.white_box) {
-    auto& calls = key_state(step).invalidates_begun;
+    auto& calls = key_choices(step).invalidates_begun;
     if (auto it = calls.find(step.event.thread); it != calls.end()) {
       begun = it->second;
       calls.erase(it);
     }
   }
-  for_each_choice(step, [&](Step& in) {
+  for_each_choice(step, [&](StepContext& in) {
     if (begun && in.choice->pending_invalidates.erase(*begun) == 0) return;  // placed earlier
     invalidate_effect(in);
   });
 }
 
-void dispatch(Step& step) {
+void dispatch(StepContext& step) {
   switch (step.event.kind) {
     case EventKind::CallBegin: return on_call_begin(step);
     case EventKind::CallEnd: return on_call_end(step);
@@ -343,7 +343,7 @@ State initial_state(const Header& header) {
 
 void advance(State& state, const Event& event, std::vector<Violation>& found) {
   if (state.incomplete) return;  // checked no further: the verdict is incomplete
-  Step current{state, event, found};
+  StepContext current{.state = state, .event = event, .found = found};
   dispatch(current);
 }
 
@@ -364,7 +364,7 @@ std::vector<Violation> finish(State state) {
   }
   finish_choices(state, found, settle_all_pending);
   for (const auto& [seq, call] : state.calls) {
-    const KeyState& key = state.keys.at(call.key);
+    const KeyChoices& key = state.keys.at(call.key);
     report_with_state(found, Rule::R7, {seq},
                       thread_text(call.thread) + "'s call on " + call.key.show() + " (seq " + std::to_string(seq) +
                           ") has no call_end by the end of the trace (a hang)",

@@ -26,7 +26,7 @@
 //   Tuning   | R2 (second in flight)   | -> Tuned{winner}    | -> Cold       | no effect
 //   Tuned    | R3 (unless invalidated) | -                   | -             | -> Cold
 //
-// A key's state is a set of choices (KeyState::choices). A white-box trace shows every step, so a
+// A key's state is a set of choices (KeyChoices::choices). A white-box trace shows every step, so a
 // key has exactly one. A black-box trace hides when an attempt began, published or failed and when
 // an invalidate took effect; each such step may lie anywhere in its window (docs/rules.md), so the
 // key keeps every state that some choice of points reaches (model_choices.cpp), as Porcupine's
@@ -198,12 +198,12 @@ struct Choice {
 };
 
 // A key: its choices (exactly one in a white-box trace), and the calls open on it.
-struct KeyState {
+struct KeyChoices {
   std::vector<Choice> choices{Choice{}};
   std::set<std::int64_t> open_calls{};  // begin seqs of the calls open on this key (R8 waiters)
   // Black-box: the invalidates in progress, by thread: its invalidate_begin's seq.
   std::map<ThreadName, std::int64_t> invalidates_begun{};
-  bool operator==(const KeyState&) const = default;
+  bool operator==(const KeyChoices&) const = default;
 };
 
 enum class Phase : std::uint8_t { Cold, Tuning, Tuned };
@@ -218,7 +218,7 @@ inline constexpr std::size_t kMaxChoicesPerKey = 256;
 struct State {
   Header header{};
   std::map<std::string, std::set<std::string>> listed{};  // the header's config spaces, as sets
-  std::map<KeyId, KeyState> keys{};
+  std::map<KeyId, KeyChoices> keys{};
   std::map<std::int64_t, OpenCall> calls{};  // every open call, by the seq of its call_begin
   // Each thread's open calls (begin seqs), outermost first; a thread with none has no entry.
   std::map<ThreadName, std::vector<std::int64_t>> threads{};

@@ -16,7 +16,7 @@ constexpr std::size_t kShownConfigs = 8;
 
 // R4 on one more bench of an attempt, in the choice being advanced (an attempt may exist in some
 // choices only: a black-box call is re-entrant in some).
-void check_bench(Step& step, std::int64_t attempt_id) {
+void check_bench(StepContext& step, std::int64_t attempt_id) {
   const Event& e = step.event;
   const std::string& config = *e.config;
   const KeyId key = key_of(e);
@@ -60,7 +60,7 @@ std::optional<std::string> only_config(const State& state, const AttemptBenches&
 
 // A listed config space of more than one config must be benched completely by every attempt
 // that ends (a one-config space is R4's exception: Triton skips benching it).
-void check_complete(Step& step, std::int64_t id, const AttemptBenches& attempt, const KeyId& key) {
+void check_complete(StepContext& step, std::int64_t id, const AttemptBenches& attempt, const KeyId& key) {
   const auto* listed = listed_configs(step.state, key.kernel);
   if (!listed || listed->size() == 1 || attempt.listed_benched == listed->size()) return;
   std::string missing;
@@ -77,7 +77,8 @@ void check_complete(Step& step, std::int64_t id, const AttemptBenches& attempt, 
 
 // The winner must be the fastest successful bench (ties: lowest seq, i.e. benched first), except
 // in a one-config space, where the attempt may succeed with that config whatever its benches did.
-void check_winner(Step& step, std::int64_t id, const AttemptBenches& attempt, const KeyId& key, const std::string& winner) {
+void check_winner(StepContext& step, std::int64_t id, const AttemptBenches& attempt, const KeyId& key,
+                  const std::string& winner) {
   const std::optional<std::string> only = only_config(step.state, attempt, key);
   if (only == winner) return;
   const BenchRecord* best = nullptr;
@@ -105,11 +106,11 @@ void check_winner(Step& step, std::int64_t id, const AttemptBenches& attempt, co
 // they must end with one or launch a later winner (R8). White-box: a wait of theirs overlapped the
 // attempt. Black-box (policy block only: under fallback nobody waits): they were open on the key,
 // on another thread, and had not launched.
-void mark_waiters_of_failure(Step& step, const Attempt& attempt) {
+void mark_waiters_of_failure(StepContext& step, const Attempt& attempt) {
   const bool block = step.state.header.policy.wait == WaitPolicy::Block;
   const bool white_box = step.state.header.white_box;
   if (!block && !white_box) return;
-  for (const std::int64_t seq : key_state(step).open_calls) {
+  for (const std::int64_t seq : key_choices(step).open_calls) {
     const OpenCall& call = step.state.calls.at(seq);
     if (call.thread == attempt.owner || call.launches > 0) continue;
     // White-box: a call waited on this attempt when one of its waits began while the attempt
@@ -125,7 +126,7 @@ void mark_waiters_of_failure(Step& step, const Attempt& attempt) {
 }
 
 // White-box: an owner that launched before its tune_end is judged now.
-void judge_early_owner_launch(Step& step, const OpenCall& call, const Attempt& attempt) {
+void judge_early_owner_launch(StepContext& step, const OpenCall& call, const Attempt& attempt) {
   if (call.launches == 0) return;
   auto head = [&] {
     return thread_text(attempt.owner) + " launched " + printable(*call.launched) + " at " + seq_text(call.launch_seq) +
@@ -154,7 +155,7 @@ Attempt* attempt_owned_by(Choice& choice, std::int64_t owner_call) {
   return nullptr;
 }
 
-void begin_attempt(Step& step, const OpenCall& call, std::int64_t id) {
+void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id) {
   const Event& e = step.event;
   Choice& choice = *step.choice;
   const bool overlaps = !choice.in_flight.empty();
@@ -178,7 +179,7 @@ void begin_attempt(Step& step, const OpenCall& call, std::int64_t id) {
   view.owned_winner.reset();
 }
 
-void end_attempt(Step& step, const OpenCall& call, const std::optional<std::string>& winner,
+void end_attempt(StepContext& step, const OpenCall& call, const std::optional<std::string>& winner,
                  std::int64_t published_seq) {
   Choice& choice = *step.choice;
   auto it = std::find_if(choice.in_flight.begin(), choice.in_flight.end(),
@@ -195,21 +196,22 @@ void end_attempt(Step& step, const OpenCall& call, const std::optional<std::stri
   choice.r3_note.clear();
 }
 
-void judge_benches(Step& step, std::int64_t attempt_id, const KeyId& key, const std::optional<std::string>& winner) {
+void judge_benches(StepContext& step, std::int64_t attempt_id, const KeyId& key,
+                   const std::optional<std::string>& winner) {
   const AttemptBenches& attempt = step.state.benches[attempt_id];
   check_complete(step, attempt_id, attempt, key);
   if (winner) check_winner(step, attempt_id, attempt, key, *winner);
 }
 
-void on_tune_begin(Step& step) {
+void on_tune_begin(StepContext& step) {
   OpenCall* call = require_call(step);
   if (!call) return;
   ++step.state.stats.attempts;
   step.state.benches.emplace(step.event.seq, AttemptBenches{});
-  for_each_choice(step, [call](Step& in) { begin_attempt(in, *call, in.event.seq); });
+  for_each_choice(step, [call](StepContext& in) { begin_attempt(in, *call, in.event.seq); });
 }
 
-void on_bench(Step& step) {
+void on_bench(StepContext& step) {
   const Event& e = step.event;
   ++step.state.stats.benches;
   if (e.error) ++step.state.stats.failed_benches;
@@ -222,7 +224,7 @@ void on_bench(Step& step) {
       white_box ? std::optional<std::int64_t>() : std::optional<std::int64_t>(call->first_bench.value_or(e.seq));
   bool recorded = false;
   std::int64_t bench_of = 0;
-  for_each_choice(step, [&](Step& in) {
+  for_each_choice(step, [&](StepContext& in) {
     const CallView& view = view_of(in, *call);
     if (view.reentrant)
       return report_in_choice(in, Rule::R9, {call->begin_seq, e.seq},
@@ -261,11 +263,11 @@ void on_bench(Step& step) {
   }
 }
 
-void on_tune_end(Step& step) {
+void on_tune_end(StepContext& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
   if (!call) return;
-  for_each_choice(step, [&](Step& in) {
+  for_each_choice(step, [&](StepContext& in) {
     const Attempt* open = attempt_of_thread(*in.choice, e.thread);
     if (!open)
       return report_in_choice(in, Rule::R1, {e.seq},

@@ -41,8 +41,8 @@ namespace {
 constexpr std::size_t kMaxViolationsPerChoice = 1000;
 
 struct Placement {
-  enum Kind { Begin, Succeed, Fail, Invalidate } kind;
-  std::int64_t subject;  // Begin, Succeed, Fail: the owner call; Invalidate: its invalidate_begin
+  enum Kind { Begin, Succeed, Fail, Invalidate } kind = Begin;
+  std::int64_t subject = 0;  // Begin, Succeed, Fail: the owner call; Invalidate: its invalidate_begin
 };
 
 // Whether `event` is a bench, launch or call_end of the call that began at `call_seq`.
@@ -56,16 +56,16 @@ bool is_own_event(const State& state, const Event& event, std::int64_t call_seq)
 
 // The steps of the key's other work that may lie just before the event: the effect of an
 // invalidate in progress, and the end of the attempt in flight.
-void ends_and_invalidates(const Step& step, const Choice& choice, std::vector<Placement>& out) {
-  for (const std::int64_t begun : choice.pending_invalidates) out.push_back({Placement::Invalidate, begun});
+void ends_and_invalidates(const StepContext& step, const Choice& choice, std::vector<Placement>& out) {
+  for (const std::int64_t begun : choice.pending_invalidates) out.push_back({.kind = Placement::Invalidate, .subject = begun});
   // With several attempts in flight R2 is already broken in this choice (and reported): placing
   // their ends would only multiply choices, 3^n of them, to explain away what cannot be.
   if (choice.in_flight.size() > 1) return;
   for (const Attempt& attempt : choice.in_flight) {
     if (attempt.id == 0 || step.state.calls.at(attempt.owner_call).launches > 0) continue;
     if (is_own_event(step.state, step.event, attempt.owner_call)) continue;
-    out.push_back({Placement::Succeed, attempt.owner_call});
-    out.push_back({Placement::Fail, attempt.owner_call});
+    out.push_back({.kind = Placement::Succeed, .subject = attempt.owner_call});
+    out.push_back({.kind = Placement::Fail, .subject = attempt.owner_call});
   }
 }
 
@@ -73,7 +73,7 @@ void ends_and_invalidates(const Step& step, const Choice& choice, std::vector<Pl
 // whose enclosing call on the key has not benched yet. On a key that is not cold, what would make
 // it cold comes first (alternatives() chains placements): a failed owner releases its waiters, and
 // one of them may begin the next attempt and re-enter it, before the owner's call_end is recorded.
-void early_begins(const Step& step, const Choice& choice, std::vector<Placement>& out) {
+void early_begins(const StepContext& step, const Choice& choice, std::vector<Placement>& out) {
   const Event& e = step.event;
   auto it = step.state.threads.find(e.thread);
   if (it == step.state.threads.end()) return;
@@ -82,7 +82,7 @@ void early_begins(const Step& step, const Choice& choice, std::vector<Placement>
     if (seq == e.seq) continue;  // the call this event begins (on_call_begin pushed it)
     const OpenCall& call = step.state.calls.at(seq);
     if (call.key.kernel != e.kernel || call.key.key != e.key || call.first_bench || call.launches > 0) continue;
-    begins.push_back({Placement::Begin, seq});
+    begins.push_back({.kind = Placement::Begin, .subject = seq});
   }
   if (begins.empty()) return;
   if (!choice.in_flight.empty() || choice.succeeded_since_invalidate) return ends_and_invalidates(step, choice, out);
@@ -93,7 +93,7 @@ void early_begins(const Step& step, const Choice& choice, std::vector<Placement>
 // (R9), with what must precede it; before a call_end that returns, nothing does; before the others,
 // the end of the attempt in flight and the effect of an invalidate in progress (a call_end that
 // raises may have waited on an attempt that failed just before it: R14).
-std::vector<Placement> placements(const Step& step, const Choice& choice) {
+std::vector<Placement> placements(const StepContext& step, const Choice& choice) {
   std::vector<Placement> out;
   const EventKind kind = step.event.kind;
   if (kind == EventKind::CallBegin) early_begins(step, choice, out);
@@ -105,7 +105,7 @@ std::int64_t last_bench_seq(const State& state, std::int64_t attempt_id) {
   return state.benches.at(attempt_id).benches.back().seq;
 }
 
-void place(Step& step, const Placement& placement) {
+void place(StepContext& step, const Placement& placement) {
   Choice& choice = *step.choice;
   if (placement.kind == Placement::Invalidate) {
     choice.pending_invalidates.erase(placement.subject);
@@ -137,13 +137,13 @@ void mark_incomplete(State& state, const std::string& why) {
 
 // Every state that placing one or more points just before the event reaches from `from`
 // (not `from` itself), each placement using up a window, equal states merged.
-std::vector<Choice> alternatives(Step& step, const Choice& from) {
+std::vector<Choice> alternatives(StepContext& step, const Choice& from) {
   std::vector<Choice> reached{from};
   for (std::size_t i = 0; i < reached.size(); ++i) {
     const std::vector<Placement> options = placements(step, reached[i]);
     for (const Placement& placement : options) {
       Choice next = reached[i];  // a copy: push_back may move the vector
-      Step placing{step.state, step.event, step.found, &next};
+      StepContext placing{.state = step.state, .event = step.event, .found = step.found, .choice = &next};
       place(placing, placement);
       add_unique(reached, std::move(next));
       if (reached.size() > kMaxChoicesPerKey) break;
@@ -158,7 +158,7 @@ std::vector<Choice> alternatives(Step& step, const Choice& from) {
 // winner turns out to be its config (a pending launch) is not clean, since placing a point
 // before it (an invalidate's effect) may make it right outright, and by the time the owner's
 // launch decides the winner that point can no longer be placed.
-bool apply_to(Step& step, Choice& choice, const std::function<void(Step&)>& apply, bool& clean) {
+bool apply_to(StepContext& step, Choice& choice, const std::function<void(StepContext&)>& apply, bool& clean) {
   const std::int64_t before = choice.violation_count;
   const std::size_t pending_before = choice.pending.size();
   step.choice = &choice;
@@ -172,7 +172,7 @@ bool apply_to(Step& step, Choice& choice, const std::function<void(Step&)>& appl
 // Whether the event is an owner's launch that closes its attempt's publication window in this
 // choice (the attempt is still in flight: nothing published it earlier). on_launch has counted
 // the launch already, and only a call's first launch gets here.
-bool closes_publication(const Step& step, const Choice& choice) {
+bool closes_publication(const StepContext& step, const Choice& choice) {
   if (step.event.kind != EventKind::Launch && step.event.kind != EventKind::LaunchFailed) return false;
   return std::any_of(choice.in_flight.begin(), choice.in_flight.end(), [&](const Attempt& attempt) {
     return attempt.id != 0 && is_own_event(step.state, step.event, attempt.owner_call);
@@ -187,7 +187,7 @@ bool closes_publication(const Step& step, const Choice& choice) {
 // last order is the one placement that adds answers rather than taking them away, and the event
 // that tells it apart (a later call that still launches the winner) comes after both windows
 // have closed, too late to place it.
-bool always_branches(const Step& step, const Choice& choice) {
+bool always_branches(const StepContext& step, const Choice& choice) {
   const EventKind kind = step.event.kind;
   if (kind == EventKind::Invalidate || kind == EventKind::CallBegin) return true;
   return !choice.pending_invalidates.empty() && closes_publication(step, choice);
@@ -196,7 +196,7 @@ bool always_branches(const Step& step, const Choice& choice) {
 // The history of a key matters only to the windows still to be judged: those of its open calls
 // that have neither launched nor benched (an owner's launch is its attempt's success, not a read).
 // The begin of the oldest of them, or the largest seq when there is none.
-std::int64_t oldest_unjudged_call(const State& state, const KeyState& key) {
+std::int64_t oldest_unjudged_call(const State& state, const KeyChoices& key) {
   for (const std::int64_t seq : key.open_calls) {
     const OpenCall& call = state.calls.at(seq);
     if (call.launches == 0 && !call.first_bench) return seq;
@@ -213,7 +213,7 @@ bool is_settled(const Choice& choice) {
 
 // Drops the choices with violations when a settled choice has none: no later event can make them
 // better than it. (A clean choice that is not settled may still die, so it proves nothing yet.)
-void keep_the_best(State& state, KeyState& key, const Event& event) {
+void keep_the_best(State& state, KeyChoices& key, const Event& event) {
   const bool settled_and_clean = std::any_of(key.choices.begin(), key.choices.end(), [](const Choice& c) {
     return c.violation_count == 0 && is_settled(c);
   });
@@ -250,8 +250,8 @@ std::optional<std::int64_t> undecided_owner(const std::string& answer) {
 }
 
 
-void for_each_choice(Step& step, const std::function<void(Step&)>& apply) {
-  KeyState& key = key_state(step);
+void for_each_choice(StepContext& step, const std::function<void(StepContext&)>& apply) {
+  KeyChoices& key = key_choices(step);
   const bool black_box = !step.state.header.white_box;
   // The common case, every event of a white-box trace: one choice and nothing to place.
   if (key.choices.size() == 1) {

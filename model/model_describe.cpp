@@ -103,12 +103,12 @@ void report_with_state(std::vector<Violation>& found, Rule rule, std::vector<std
   found.push_back(Violation{rule, std::move(seqs), message, std::move(state_before)});
 }
 
-void report(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {
+void report(StepContext& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {
   report_with_state(step.found, rule, std::move(seqs), message,
                     describe(step.state, key_of(step.event), step.event.thread, step.choice));
 }
 
-void report_in_choice(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {
+void report_in_choice(StepContext& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {
   Choice& choice = *step.choice;
   report_with_state(choice.found, rule, std::move(seqs), message,
                     describe(step.state, key_of(step.event), step.event.thread, &choice));

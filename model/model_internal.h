@@ -2,8 +2,8 @@
 //
 // An event is handled in two parts. What the trace shows is the same in every choice (R1
 // nesting, R4 benches, R5's launch counts, the call stacks): its handler works on the State and
-// reports into Step::found. What depends on hidden points works on one Choice of the event's key
-// at a time (Step::choice), and reports into that choice: for_each_choice() runs it over every
+// reports into StepContext::found. What depends on hidden points works on one Choice of the event's key
+// at a time (StepContext::choice), and reports into that choice: for_each_choice() runs it over every
 // choice, after model_choices.cpp has placed the hidden points that may lie just before the
 // event, and keeps the choices that survive.
 //
@@ -27,13 +27,13 @@
 
 namespace safetune::model::detail {
 
-struct Step {
+struct StepContext {
   State& state;
   const Event& event;
   std::vector<Violation>& found;  // what the trace shows, whatever the choice
   Choice* choice = nullptr;       // the choice being advanced, in for_each_choice
   bool dead = false;              // set by a handler: no choice of points leads to this event
-  KeyState* key = nullptr;        // the event's key, once looked up (key_state())
+  KeyChoices* key = nullptr;        // the event's key, once looked up (key_choices())
 };
 
 // --- reporting (model_describe.cpp) ---
@@ -44,9 +44,9 @@ std::string answer_text(const std::string& answer); // a config, or an undecided
 // lines, each of bounded length.
 std::string describe(const State& state, const KeyId& key, const ThreadName& thread, const Choice* choice);
 // A violation in what the trace shows (R1, R4, R5's counts, R7).
-void report(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message);
+void report(StepContext& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message);
 // A violation of the choice being advanced.
-void report_in_choice(Step& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message);
+void report_in_choice(StepContext& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message);
 void report_with_state(std::vector<Violation>& found, Rule rule, std::vector<std::int64_t> seqs,
                        const std::string& message, std::string state_before);
 
@@ -59,20 +59,20 @@ std::vector<std::string> default_answers(const State& state, const std::string& 
 OpenCall* innermost_call(State& state, const ThreadName& thread);  // null when it has none
 // The innermost open call of the event's thread when it names the event's kernel and key;
 // otherwise reports R1 and returns nullptr (the caller then ignores the event).
-OpenCall* require_call(Step& step);
+OpenCall* require_call(StepContext& step);
 // The header's config space of `kernel` as a set, or null when the header lists none.
 const std::set<std::string>* listed_configs(const State& state, const std::string& kernel);
-CallView& view_of(Step& step, const OpenCall& call);  // in the choice being advanced
-KeyState& key_state(Step& step);                      // the event's key
+CallView& view_of(StepContext& step, const OpenCall& call);  // in the choice being advanced
+KeyChoices& key_choices(StepContext& step);                      // the event's key
 // In the choice being advanced: an invalidate takes effect at the event (or just before it).
-void invalidate_effect(Step& step);
+void invalidate_effect(StepContext& step);
 
 // --- choices (model_choices.cpp) ---
 // Runs `apply` on every choice of the event's key, after placing, in copies of them, the hidden
 // points that may lie just before the event (black-box only); keeps the choices that survive
-// (Step::dead not set), merges equal ones, keeps only violation-free ones while there are any,
-// and hands the violations of a key left with one choice to Step::found.
-void for_each_choice(Step& step, const std::function<void(Step&)>& apply);
+// (StepContext::dead not set), merges equal ones, keeps only violation-free ones while there are any,
+// and hands the violations of a key left with one choice to StepContext::found.
+void for_each_choice(StepContext& step, const std::function<void(StepContext&)>& apply);
 // End of trace: the violations of each key's best choice, after `settle` ran on each choice.
 void finish_choices(State& state, std::vector<Violation>& found, const std::function<void(State&, Choice&)>& settle);
 // The answer that stands for an attempt's winner while its owner has not launched yet.
@@ -95,25 +95,26 @@ WindowFacts window_facts(const State& state, const Choice& choice, const OpenCal
 void forget_the_past(Choice& choice, std::int64_t oldest_open_call);
 
 // --- attempts: R2, R3, R4, publication, R8 marking (model_attempt.cpp) ---
-void on_tune_begin(Step& step);
-void on_bench(Step& step);
-void on_tune_end(Step& step);
+void on_tune_begin(StepContext& step);
+void on_bench(StepContext& step);
+void on_tune_end(StepContext& step);
 // In the choice being advanced: `call` becomes the owner of a new attempt with this id (0: not
 // benched yet). R2, R3.
-void begin_attempt(Step& step, const OpenCall& call, std::int64_t id);
+void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id);
 // In the choice being advanced: the attempt that `call` owns ends, with `winner` published from
 // `published_seq`, or failed (no winner).
-void end_attempt(Step& step, const OpenCall& call, const std::optional<std::string>& winner,
+void end_attempt(StepContext& step, const OpenCall& call, const std::optional<std::string>& winner,
                  std::int64_t published_seq);
 // In the choice being advanced: R4 on an attempt that ended (with `winner`, or failed).
-void judge_benches(Step& step, std::int64_t attempt_id, const KeyId& key, const std::optional<std::string>& winner);
+void judge_benches(StepContext& step, std::int64_t attempt_id, const KeyId& key,
+                   const std::optional<std::string>& winner);
 Attempt* attempt_owned_by(Choice& choice, std::int64_t owner_call);
 
 // --- launches: R5, R6, R8, R9 (model_launch.cpp) ---
-void on_launch(Step& step);
+void on_launch(StepContext& step);
 // Black-box: `owner_call` launched `config`: the pending launches that waited on its winner are
 // judged now, in the choice being advanced.
-void settle_pending(Step& step, std::int64_t owner_call, const std::string& config);
+void settle_pending(StepContext& step, std::int64_t owner_call, const std::string& config);
 // End of trace: every pending launch of `choice` is judged as if its undecided winners were not it.
 void settle_all_pending(State& state, Choice& choice);
 
@@ -132,9 +133,9 @@ std::optional<std::string> cycle_closed_by(const State& state, const OpenCall& c
 // A launch that is no valid answer by R5/R6, by a call that would have closed `cycle`. White-box:
 // judged as R9 judges a re-entrant call, as R11, and true. Black-box: true when it is the
 // fallback under re-entry policy fallback (the cycle's answer); false leaves it to R5/R6.
-bool judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::string& cycle);
+bool judge_cycle_closing_launch(StepContext& step, const OpenCall& call, const std::string& cycle);
 // A call that raised without launching while a wait would have closed a cycle: under re-entry
 // policy fallback it had to launch the fallback (R11).
-void judge_cycle_closing_error(Step& step, const OpenCall& call);
+void judge_cycle_closing_error(StepContext& step, const OpenCall& call);
 
 }  // namespace safetune::model::detail

@@ -44,7 +44,7 @@ void judge_in_choice(Choice& choice, const ThreadName& thread, const KeyId& key,
   choice.violation_count += static_cast<std::int64_t>(choice.found.size() - before);
 }
 
-void judge_reentrant_launch(Step& step, const OpenCall& call) {
+void judge_reentrant_launch(StepContext& step, const OpenCall& call) {
   const Event& e = step.event;
   auto head = [&] {
     return thread_text(e.thread) + "'s re-entrant call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
@@ -62,7 +62,7 @@ void judge_reentrant_launch(Step& step, const OpenCall& call) {
 
 // A launch that is wrong in this choice unless an undecided winner in its window turns out to be
 // its config waits for the owners to launch; any other is judged now.
-void judge_or_wait(Step& step, const OpenCall& call, const CallView& view) {
+void judge_or_wait(StepContext& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
   Choice& choice = *step.choice;
   WindowFacts window = window_facts(step.state, choice, call, view, *e.config);
@@ -76,7 +76,7 @@ void judge_or_wait(Step& step, const OpenCall& call, const CallView& view) {
 }
 
 // White-box: the owner's launch, against what its attempt did.
-void judge_white_box_owner(Step& step, const OpenCall& call, const CallView& view) {
+void judge_white_box_owner(StepContext& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
   auto head = [&] { return thread_text(e.thread) + " launched " + printable(*e.config) + " on " + call.key.show() + " at " + seq_text(e.seq); };
   switch (view.owned) {
@@ -97,7 +97,7 @@ void judge_white_box_owner(Step& step, const OpenCall& call, const CallView& vie
 
 // Black-box: a call that benched owns an attempt, and its launch is that attempt's success; a
 // call that did not bench owns none.
-void judge_black_box_launch(Step& step, const OpenCall& call, const CallView& view) {
+void judge_black_box_launch(StepContext& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
   Choice& choice = *step.choice;
   if (!call.first_bench) {
@@ -127,7 +127,7 @@ void judge_black_box_launch(Step& step, const OpenCall& call, const CallView& vi
 
 // A launch_failed is judged as a launch of its config: the call read the key's state and chose
 // it, and for attempts and publication it counts as the launch did.
-void on_launch(Step& step) {
+void on_launch(StepContext& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
   if (!call) return;
@@ -141,7 +141,7 @@ void on_launch(Step& step) {
   call->launch_failed = e.kind == EventKind::LaunchFailed;
   const bool black_box = !step.state.header.white_box;
   if (black_box && call->first_bench) ++step.state.stats.successful_tunings;  // its attempt succeeded
-  for_each_choice(step, [&](Step& in) {
+  for_each_choice(step, [&](StepContext& in) {
     const CallView view = view_of(in, *call);
     if (view.reentrant) return judge_reentrant_launch(in, *call);
     if (black_box) return judge_black_box_launch(in, *call, view);
@@ -149,7 +149,7 @@ void on_launch(Step& step) {
   });
 }
 
-void settle_pending(Step& step, std::int64_t owner_call, const std::string& config) {
+void settle_pending(StepContext& step, std::int64_t owner_call, const std::string& config) {
   Choice& choice = *step.choice;
   std::vector<PendingLaunch> still_pending;
   for (PendingLaunch& launch : choice.pending) {

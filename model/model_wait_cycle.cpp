@@ -131,7 +131,7 @@ std::optional<std::string> cycle_closed_by(const State& state, const OpenCall& c
   return wait_cycle(state, call.thread, call.key);
 }
 
-bool judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::string& cycle) {
+bool judge_cycle_closing_launch(StepContext& step, const OpenCall& call, const std::string& cycle) {
   const Event& e = step.event;
   auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
   const bool fallback_answer = step.state.header.policy.reentry == ReentryPolicy::Fallback && fallback == e.config;
@@ -149,7 +149,7 @@ bool judge_cycle_closing_launch(Step& step, const OpenCall& call, const std::str
   return true;
 }
 
-void judge_cycle_closing_error(Step& step, const OpenCall& call) {
+void judge_cycle_closing_error(StepContext& step, const OpenCall& call) {
   const Event& e = step.event;
   if (!step.state.header.white_box || step.state.header.policy.reentry != ReentryPolicy::Fallback || call.launches > 0 || !e.error) return;
   const std::optional<std::string> cycle = cycle_closed_by(step.state, call);

@@ -184,14 +184,15 @@ void TraceRecorder::append(const ObservedEvent& observed) noexcept {
 void TraceRecorder::record(const ObservedEvent& event) noexcept { append(event); }
 
 void TraceRecorder::call_begin(std::string_view kernel, std::string_view key, int stream) noexcept {
-  append(ObservedEvent{model::EventKind::CallBegin, kernel, key, nullptr, nullptr, {}, stream});
+  append(ObservedEvent{.kind = model::EventKind::CallBegin, .kernel = kernel, .key = key, .stream = stream});
 }
 
 void TraceRecorder::call_end(std::string_view kernel, std::string_view key, const CallOutcome& outcome,
                              int stream) noexcept {
   const std::string* config = outcome.config ? &*outcome.config : nullptr;
   const std::string* error = outcome.error ? &*outcome.error : nullptr;
-  append(ObservedEvent{model::EventKind::CallEnd, kernel, key, config, error, {}, stream});
+  append(ObservedEvent{
+      .kind = model::EventKind::CallEnd, .kernel = kernel, .key = key, .config = config, .error = error, .stream = stream});
 }
 
 std::int64_t TraceRecorder::progress() const noexcept {
@@ -206,16 +207,16 @@ namespace {
 template <typename Log, typename Take>
 std::vector<model::Event> merge_logs(Log* logs, Take take, bool free_chunks) {
   struct Cursor {
-    Log* log;
-    decltype(Log::head) chunk;
-    std::size_t in_chunk, left;
+    Log* log = nullptr;
+    decltype(Log::head) chunk{};
+    std::size_t in_chunk = 0, left = 0;
   };
   std::vector<Cursor> cursors;
   std::size_t total = 0;
   for (Log* log = logs; log != nullptr; log = log->next) {
     // acquire: pairs with the release of each stored event; the events up to it are whole.
     const std::size_t count = log->published.load(std::memory_order_acquire);
-    if (count > 0) cursors.push_back({log, log->head, 0, count});
+    if (count > 0) cursors.push_back({.log = log, .chunk = log->head, .in_chunk = 0, .left = count});
     total += count;
   }
   auto seq_at = [&](std::size_t i) { return cursors[i].chunk->events[cursors[i].in_chunk].seq; };

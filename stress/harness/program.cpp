@@ -37,8 +37,8 @@ HookAction pick_hook(Dice& dice, const ProgramMix& mix, bool can_nest) {
   return HookAction::None;
 }
 
-Step make_step(Dice& dice, const ProgramShape& shape, const ProgramMix& mix) {
-  Step step;
+ProgramStep make_step(Dice& dice, const ProgramShape& shape, const ProgramMix& mix) {
+  ProgramStep step;
   step.key = dice.below(shape.keys);
   if (dice.chance(mix.invalidate)) {
     step.invalidate = true;
@@ -107,7 +107,7 @@ std::string describe(const Program& program) {
   for (std::size_t thread = 0; thread < program.threads.size(); ++thread) {
     const ThreadProgram& thread_program = program.threads[thread];
     out << "thread " << thread << ":";
-    for (const Step& step : thread_program.steps) {
+    for (const ProgramStep& step : thread_program.steps) {
       out << ' ' << (step.invalidate ? "inv:" : "") << key_name(step.key) << hook_name(step.hook);
       if (step.hook == HookAction::Nested)
         out << key_name(step.nested_key) << (step.in_benchmark ? "-in-bench" : "");

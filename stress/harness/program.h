@@ -62,7 +62,7 @@ struct ProgramShape {
 // Throw fails the config whose hook fires; FailAll fails every config the call benches.
 enum class HookAction : std::uint8_t { None, Reenter, Nested, Throw, FailAll };
 
-struct Step {
+struct ProgramStep {
   bool invalidate = false;  // true: invalidate `key`; false: call `key`
   int key = 0;
   HookAction hook = HookAction::None;
@@ -74,7 +74,7 @@ struct Step {
 };
 
 struct ThreadProgram {
-  std::vector<Step> steps;
+  std::vector<ProgramStep> steps;
 };
 
 struct Program {

@@ -36,7 +36,7 @@ constexpr std::chrono::milliseconds kRecorderDelay{2};
 // The step whose hook action has not fired yet on this worker thread: set before a top-level
 // call, taken by the pre-bench hook of the config it names (a FailAll step by none: it fails
 // every config), cleared after the call.
-thread_local const Step* pending_hook = nullptr;
+thread_local const ProgramStep* pending_hook = nullptr;
 thread_local int worker_index = -1;
 
 sim::SimKernelOptions kernel_options(const Program& program, const ConfigSpace& space) {
@@ -197,7 +197,7 @@ class Round {
   void run_worker(int index) {
     worker_index = index;
     TraceRecorder::bind_thread(index);
-    for (const Step& step : program_.threads[static_cast<std::size_t>(index)].steps) {
+    for (const ProgramStep& step : program_.threads[static_cast<std::size_t>(index)].steps) {
       // A round that lost an event proves nothing: stop it rather than run it out. (A relaxed
       // read of a counter; it orders nothing.)
       if (recorder_.lost() > 0 || out_of_memory_calls_.load(std::memory_order_relaxed) > 0) break;
@@ -206,7 +206,7 @@ class Round {
     finished_.fetch_add(1, std::memory_order_release);  // pairs with the acquire in watch()
   }
 
-  void run_step(const Step& step) {
+  void run_step(const ProgramStep& step) {
     if (step.invalidate) return run_invalidate(step.key);
     pending_hook = step.hook == HookAction::None ? nullptr : &step;
     run_call(key_name(step.key));
@@ -278,7 +278,7 @@ class Round {
     // inside the benchmark, at on_benchmark).
     if (pending_hook == nullptr || pending_hook->in_benchmark) return;
     if (space_.index_of(config) != static_cast<std::size_t>(pending_hook->hook_config)) return;
-    const Step* step = std::exchange(pending_hook, nullptr);
+    const ProgramStep* step = std::exchange(pending_hook, nullptr);
     switch (step->hook) {
       case HookAction::None:
       case HookAction::FailAll: return;
@@ -296,7 +296,7 @@ class Round {
     run_nested(*std::exchange(pending_hook, nullptr));
   }
 
-  void run_nested(const Step& step) {
+  void run_nested(const ProgramStep& step) {
     std::this_thread::sleep_for(kNestedHookWork);
     run_call(key_name(step.nested_key));
   }

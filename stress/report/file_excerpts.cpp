@@ -20,7 +20,9 @@ struct ScannedLine {
   std::int64_t ordinal = 0, seq = 0, line = 0;
   std::string head;
   std::size_t size = 0;
-  ExcerptLine shown() const { return {ordinal, seq, line, model::printable_head(head, size, kExcerptLineBytes)}; }
+  ExcerptLine shown() const {
+    return {.ordinal = ordinal, .seq = seq, .line = line, .text = model::printable_head(head, size, kExcerptLineBytes)};
+  }
 };
 
 // Reads the events of the (already checked, so valid) trace from a checkpoint on.

@@ -26,7 +26,7 @@ class CheckpointLog {
  public:
   // Called for every event of the first pass, in order, with the byte offset of its line.
   void note(const model::Event& event, std::uint64_t offset) {
-    if (events_++ % kCheckpointEvery == 0) checkpoints_.push_back({event.seq, events_ - 1, event.line, offset});
+    if (events_++ % kCheckpointEvery == 0) checkpoints_.push_back({.seq = event.seq, .ordinal = events_ - 1, .line = event.line, .offset = offset});
   }
   const std::vector<Checkpoint>& checkpoints() const { return checkpoints_; }
 

@@ -140,7 +140,8 @@ Config FutureSingleFlight::launch(const Invocation& inv, const Config& config) {
 void FutureSingleFlight::report(model::EventKind kind, std::string_view key, int stream, const std::string* config,
                                 const std::string* error, std::optional<double> time_ns) const {
   if (env_.observer == nullptr) return;
-  env_.observer->record(ObservedEvent{kind, env_.kernel.name(), key, config, error, time_ns, stream});
+  env_.observer->record(ObservedEvent{.kind = kind, .kernel = env_.kernel.name(), .key = key, .config = config,
+                                      .error = error, .time_ns = time_ns, .stream = stream});
 }
 
 }  // namespace safetune::stress::subjects

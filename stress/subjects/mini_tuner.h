@@ -338,7 +338,8 @@ void BasicMiniTuner<Sync>::report(model::EventKind kind, std::string_view key, i
                                   const std::string* config, const std::string* error,
                                   std::optional<double> time_ns) const noexcept {
   if (env_.observer == nullptr) return;
-  env_.observer->record(ObservedEvent{kind, env_.kernel.name(), key, config, error, time_ns, stream});
+  env_.observer->record(ObservedEvent{.kind = kind, .kernel = env_.kernel.name(), .key = key, .config = config,
+                                      .error = error, .time_ns = time_ns, .stream = stream});
 }
 
 // The real-thread binding is compiled once, in mini_tuner.cpp.

@@ -35,7 +35,7 @@ int shared_value = 0;  // the racy location
 int seen_value = -1;
 
 void record(safetune::Observer& observer, safetune::model::EventKind kind) {
-  observer.record(safetune::ObservedEvent{kind, "k", "key", nullptr, nullptr, {}, 0});
+  observer.record(safetune::ObservedEvent{.kind = kind, .kernel = "k", .key = "key", .stream = 0});
 }
 
 void run(safetune::Observer& observer) {

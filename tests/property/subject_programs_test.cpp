@@ -34,7 +34,7 @@
 namespace safetune::stress {
 
 // How rapidcheck prints a drawn step or policy set in a counterexample.
-void showValue(const Step& step, std::ostream& out) {
+void showValue(const ProgramStep& step, std::ostream& out) {
   if (step.invalidate) {
     out << "invalidate(" << key_name(step.key) << ')';
     return;
@@ -64,9 +64,9 @@ namespace safetune::property {
 namespace {
 
 using stress::HookAction;
-using stress::Step;
+using stress::ProgramStep;
 
-rc::Gen<Step> steps(int keys) {
+rc::Gen<ProgramStep> steps(int keys) {
   return rc::gen::map(
       rc::gen::tuple(rc::gen::weightedElement<bool>({{5, false}, {1, true}}), rc::gen::inRange(0, keys),
                      rc::gen::inRange(1, std::max(keys, 2)),
@@ -77,7 +77,7 @@ rc::Gen<Step> steps(int keys) {
                                                            {1, HookAction::FailAll}})),
       [keys](const std::tuple<bool, int, int, HookAction>& drawn) {
         auto [invalidate, key, offset, hook] = drawn;
-        Step step{.invalidate = invalidate, .key = key};
+        ProgramStep step{.invalidate = invalidate, .key = key};
         if (invalidate) return step;
         // A nested call goes to any other key (cycles included); one key has no other.
         if (hook == HookAction::Nested && keys < 2) hook = HookAction::None;
@@ -99,7 +99,7 @@ SubjectCase draw_case() {
   const int threads = *rc::gen::inRange(2, 5);
   for (int t = 0; t < threads; ++t) {
     drawn.program.threads.push_back(
-        {*rc::gen::resize(4, rc::gen::nonEmpty(rc::gen::container<std::vector<Step>>(steps(keys))))});
+        {*rc::gen::resize(4, rc::gen::nonEmpty(rc::gen::container<std::vector<ProgramStep>>(steps(keys))))});
   }
   // Config 0 is the fallback and never fails (program.h); any other may.
   for (int config = 1; config < drawn.configs; ++config) {

@@ -72,7 +72,7 @@ void write_all(int fd, const std::string& text) {
 bool makes_nothing_fail(const stress::Program& program) {
   if (!program.failing_configs.empty()) return false;
   for (const stress::ThreadProgram& thread : program.threads)
-    for (const stress::Step& step : thread.steps)
+    for (const stress::ProgramStep& step : thread.steps)
       if (step.hook != stress::HookAction::None) return false;
   return true;
 }

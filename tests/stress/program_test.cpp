@@ -35,7 +35,7 @@ TEST(Program, HasTheRequestedShape) {
   ASSERT_EQ(program.threads.size(), 5u);
   for (const ThreadProgram& thread : program.threads) {
     ASSERT_EQ(thread.steps.size(), 11u);
-    for (const Step& step : thread.steps) {
+    for (const ProgramStep& step : thread.steps) {
       EXPECT_GE(step.key, 0);
       EXPECT_LT(step.key, 3);
     }
@@ -45,7 +45,7 @@ TEST(Program, HasTheRequestedShape) {
     EXPECT_LT(config, 7);
   }
   for (const ThreadProgram& thread : program.threads) {
-    for (const Step& step : thread.steps) {
+    for (const ProgramStep& step : thread.steps) {
       EXPECT_GE(step.hook_config, 0);
       EXPECT_LT(step.hook_config, 7);
     }
@@ -56,7 +56,7 @@ TEST(Program, PlainMixIsCallsOnly) {
   const Program program = generate_program(shape(4, 4, 16, 200), ProgramMix::plain(), 7, 0);
   EXPECT_TRUE(program.failing_configs.empty());
   for (const ThreadProgram& thread : program.threads) {
-    for (const Step& step : thread.steps) {
+    for (const ProgramStep& step : thread.steps) {
       EXPECT_FALSE(step.invalidate);
       EXPECT_EQ(step.hook, HookAction::None);
     }
@@ -70,7 +70,7 @@ TEST(Program, NestedCallsGoToEveryOtherKeyInBothDirections) {
   std::set<std::pair<int, int>> pairs;
   std::set<bool> places;  // in_benchmark: from the pre-bench hook, and from inside the benchmark
   for (const ThreadProgram& thread : program.threads) {
-    for (const Step& step : thread.steps) {
+    for (const ProgramStep& step : thread.steps) {
       if (step.hook != HookAction::Nested) {
         EXPECT_FALSE(step.in_benchmark) << "only a nested call is made from inside the benchmark";
         continue;
