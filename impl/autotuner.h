@@ -75,6 +75,7 @@
 #include "impl/autotuner_key_index.h"
 #include "impl/bench_lock.h"
 #include "impl/config.h"
+#include "impl/handled_error.h"
 #include "impl/kernel.h"
 #include "impl/launch_choice.h"
 #include "impl/observer.h"
@@ -388,7 +389,7 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
       error = where(entry.key) + ": every config failed in tuning attempt " +
               std::to_string(attempt->id) + ": " + failures;
     }
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // what() as a pointer: abort_attempt must not allocate to start
     abort_attempt(entry, inv, attempt, next, e.what());
     throw;
   } catch (...) {
@@ -439,10 +440,8 @@ std::optional<double> BasicAutotuner<Sync>::bench_one(const Invocation& inv, con
     const double time = measure(inv, config);
     report(model::EventKind::Bench, inv.key, inv.stream.id(), &config.str(), nullptr, time);
     return time;
-  } catch (const std::exception& e) {
-    error = e.what();
   } catch (...) {
-    error = "unknown exception";
+    error = handled_error_text();
   }
   failures += (failures.empty() ? "" : "; ") + config.str() + ": " + error;
   report(model::EventKind::Bench, inv.key, inv.stream.id(), &config.str(), &error);

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "../model/event.h"
+#include "handled_error.h"
 
 namespace safetune {
 
@@ -43,14 +44,7 @@ inline void report_launch_failed(Observer* observer, std::string_view kernel, st
   ObservedEvent event{.kind = model::EventKind::LaunchFailed, .kernel = kernel, .key = key, .config = &config,
                       .error = &kUncopied, .time_ns = std::nullopt, .stream = stream};
   try {
-    std::string error;
-    try {
-      throw;
-    } catch (const std::exception& failure) {
-      error = failure.what();
-    } catch (...) {
-      error = "unknown exception";
-    }
+    const std::string error = handled_error_text();
     event.error = &error;
     observer->record(event);
   } catch (...) {

@@ -3,13 +3,7 @@
 #include <cstdlib>
 #include <new>
 
-#if defined(__SANITIZE_THREAD__)
-#define SAFETUNE_TSAN_RUNTIME 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SAFETUNE_TSAN_RUNTIME 1
-#endif
-#endif
+#include "tests/common/sanitizer_build.h"
 
 namespace safetune::testing {
 namespace {
@@ -19,7 +13,7 @@ thread_local int allocations_before_failure = -1;
 
 }  // namespace
 
-#ifdef SAFETUNE_TSAN_RUNTIME
+#ifdef SAFETUNE_TSAN_BUILD
 bool allocation_failures_injectable() { return false; }
 #else
 bool allocation_failures_injectable() { return true; }
@@ -31,7 +25,7 @@ bool allocation_failure_pending() { return allocations_before_failure >= 0; }
 
 }  // namespace safetune::testing
 
-#ifndef SAFETUNE_TSAN_RUNTIME
+#ifndef SAFETUNE_TSAN_BUILD
 
 void* operator new(std::size_t size) {
   using safetune::testing::allocations_before_failure;
@@ -57,4 +51,4 @@ void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
 }
 void operator delete(void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
 
-#endif  // SAFETUNE_TSAN_RUNTIME
+#endif  // SAFETUNE_TSAN_BUILD

@@ -14,6 +14,7 @@
 #include "model/event.h"
 #include "stress/harness/program.h"
 #include "stress/subjects/subject.h"
+#include "tests/common/sanitizer_build.h"
 
 namespace safetune::property {
 
@@ -31,17 +32,7 @@ struct SubjectCase {
 std::string describe(const SubjectCase& program_case);
 void showValue(const SubjectCase& program_case, std::ostream& out);
 
-#if defined(__SANITIZE_THREAD__)
-inline constexpr bool kThreadSanitizerBuild = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-inline constexpr bool kThreadSanitizerBuild = true;
-#else
-inline constexpr bool kThreadSanitizerBuild = false;
-#endif
-#else
-inline constexpr bool kThreadSanitizerBuild = false;
-#endif
+using testing::kThreadSanitizerBuild;
 
 // How a verdict begins when the child died of a ThreadSanitizer report (TSan builds only).
 inline constexpr std::string_view kThreadSanitizerReport = "ThreadSanitizer reported a data race";

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../common/sanitizer_build.h"
+
 namespace safetune::stress::testing {
 
 std::string temp_path(const std::string& name) {
@@ -26,17 +28,7 @@ std::string write_temp_file(const std::string& name, const std::string& text) {
 }
 
 bool built_with_sanitizer() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
+  return ::safetune::testing::kThreadSanitizerBuild || ::safetune::testing::kAddressSanitizerBuild;
 }
 
 CommandResult run_safetune(const std::string& arguments, const std::string& shell_prefix) {
