@@ -71,6 +71,16 @@ class RecordTest(unittest.TestCase):
         self.assertEqual(result.returncode, 2)
         self.assertIn("--out", result.stderr)
 
+    def test_a_missing_script_or_out_folder_is_a_usage_error_before_anything_runs(self):
+        missing = command("record", "--out", self.trace, os.path.join(self.dir.name, "none.py"))
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("none.py' is not a file", missing.stderr)
+        nowhere = os.path.join(self.dir.name, "no", "such", "folder", "trace.jsonl")
+        unwritable = command("record", "--out", nowhere, ROUND_TRIP)
+        self.assertEqual(unwritable.returncode, 2)
+        self.assertIn("is not a writable folder", unwritable.stderr)
+        self.assertFalse(os.path.exists(self.trace))
+
 
 class CheckTest(unittest.TestCase):
     def test_check_passes_its_flags_to_safetune_and_returns_its_status(self):

@@ -9,8 +9,9 @@
         `safetune check` on a trace, with the binary found as checker.find_safetune says
 
 Exit status: record, the script's; drive, the driver's; check, safetune's (0 pass, 1 violation,
-2 input error, 3 incomplete). 2 for a usage error, or when Triton or the safetune binary is not
-found, with a message that says which.
+2 input error, 3 incomplete). 2 for a usage error (a script that is not a file, an --out whose
+folder cannot be written), or when Triton or the safetune binary is not found, with a message
+that says which.
 """
 
 import argparse
@@ -43,10 +44,24 @@ def _parser():
     return parser
 
 
+def _record_problem(args):
+    """Why `record` cannot start (checked before the script runs, which may take long), or None."""
+    if not os.path.isfile(args.script):
+        return "the script {!r} is not a file".format(args.script)
+    folder = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        return "--out {!r}: its folder {!r} is not a writable folder".format(args.out, folder)
+    return None
+
+
 def record(args):
     from .recorder import Recorder
     from .triton_api import TritonApiMismatch
 
+    problem = _record_problem(args)
+    if problem:
+        print("safetune-triton record: {}".format(problem), file=sys.stderr)
+        return EXIT_USAGE
     try:
         recorder = Recorder(fix=args.fix).install()
     except TritonApiMismatch as error:
@@ -57,8 +72,8 @@ def record(args):
     status = 0
     try:
         runpy.run_path(args.script, run_name="__main__")
-    except SystemExit as exit:
-        status = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+    except SystemExit as ended:
+        status = ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
     except Exception:  # the script's own failure: shown, and its calls are still in the trace
         traceback.print_exc()
         status = 1
