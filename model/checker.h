@@ -33,6 +33,9 @@ struct TraceStats {
   std::int64_t failed_benches = 0;       // bench events with an error
   std::int64_t errors = 0;               // call_end events with an error
   std::int64_t hung_calls = 0;           // call_begin with no call_end (R7)
+  std::int64_t loads = 0;                // load events that returned a winner (store hits)
+  std::int64_t rejected_loads = 0;       // load events that rejected an entry (damaged, foreign)
+  std::int64_t abandoned_attempts = 0;   // attempts in flight when their process exited
   bool operator==(const TraceStats&) const = default;
 };
 

@@ -77,7 +77,7 @@ class ChromeWriter::Builder {
     return {{"ph", "M"}, {"name", name}, {"pid", kPid}, {"tid", tid}, {"ts", 0}, {"args", {{"name", label}}}};
   }
 
-  Row& row_of(const Name& thread) {
+  Row& row_of(const ThreadName& thread) {
     auto [it, added] = rows_.try_emplace(thread);
     if (added) {
       it->second.tid = static_cast<int>(rows_.size());
@@ -101,7 +101,7 @@ class ChromeWriter::Builder {
     // at >= origin, so the unsigned difference is exact even where the signed one would overflow.
     const double offset = static_cast<double>(static_cast<std::uint64_t>(at) - static_cast<std::uint64_t>(base_.origin));
     const double raw = base_.from_t_ns ? offset / 1000.0 : offset;
-    const Row& row = row_of(event.thread);
+    const Row& row = row_of(thread_of(event));
     return row.seen ? std::max(raw, row.last_ts) : raw;
   }
 
@@ -111,7 +111,7 @@ class ChromeWriter::Builder {
   }
 
   void add_event(const Event& event, double ts) {
-    Row& row = row_of(event.thread);
+    Row& row = row_of(thread_of(event));
     switch (event.kind) {
       case EventKind::CallBegin: open(row, FrameKind::Call, "call " + key_label(event), "call", ts, event); break;
       case EventKind::TuneBegin: open(row, FrameKind::Attempt, "attempt " + key_label(event), "attempt", ts, event); break;
@@ -126,6 +126,10 @@ class ChromeWriter::Builder {
       case EventKind::InvalidateBegin:
         instant(row, "invalidate called " + key_label(event), "invalidate", ts, event);
         break;
+      case EventKind::Load:
+        instant(row, (event.error ? "load rejected " : "load ") + key_label(event), "load", ts, event);
+        break;
+      case EventKind::Exit: end_process(event.process, ts, event); break;
     }
     row.last_ts = ts;
     row.seen = true;
@@ -181,6 +185,21 @@ class ChromeWriter::Builder {
     }
   }
 
+  // An exit ends every open frame of its process's threads: drawn to the exit, marked as such.
+  void end_process(const std::optional<Name>& process, double ts, const Event& event) {
+    for (auto& [thread, row] : rows_) {
+      if (thread.process != process) continue;
+      while (!row.open.empty()) {
+        Frame frame = std::move(row.open.back());
+        row.open.pop_back();
+        frame.args["ended_by"] = "the process's exit at seq " + std::to_string(event.seq);
+        frame.name += " (process exited)";
+        emit_slice(row, std::move(frame), std::max(ts, row.last_ts));
+      }
+    }
+    instant(row_of(thread_of(event)), "exit", "exit", ts, event);
+  }
+
   bool top_is(const Row& row, FrameKind kind) const { return !row.open.empty() && row.open.back().kind == kind; }
 
   // A bench is drawn from the thread's previous event to its own: that is when it ran. In a
@@ -232,7 +251,7 @@ class ChromeWriter::Builder {
     Json args = event_args(event);
     args["violation"] = it->second;
     emit({{"ph", "i"}, {"s", "t"}, {"name", "violation " + it->second.substr(0, it->second.find(':'))},
-          {"cat", "violation"}, {"ts", ts}, {"pid", kPid}, {"tid", rows_.at(event.thread).tid},
+          {"cat", "violation"}, {"ts", ts}, {"pid", kPid}, {"tid", rows_.at(thread_of(event)).tid},
           {"args", std::move(args)}});
   }
 
@@ -240,7 +259,7 @@ class ChromeWriter::Builder {
   const bool white_box_;
   const TimeBase base_;
   std::map<std::int64_t, std::string> marks_;  // seq -> "R2: message; R5: message"
-  std::map<Name, Row> rows_;
+  std::map<ThreadName, Row> rows_;
   double max_ts_ = 0;
   bool first_ = true;
 };

@@ -10,7 +10,7 @@ namespace safetune::model {
 namespace {
 
 // Indexed by the kind's value; the order must follow enum EventKind.
-constexpr std::array<std::pair<EventKind, std::string_view>, 11> kNames{{
+constexpr std::array<std::pair<EventKind, std::string_view>, 13> kNames{{
     {EventKind::CallBegin, "call_begin"},
     {EventKind::CallEnd, "call_end"},
     {EventKind::TuneBegin, "tune_begin"},
@@ -22,11 +22,17 @@ constexpr std::array<std::pair<EventKind, std::string_view>, 11> kNames{{
     {EventKind::Invalidate, "invalidate"},
     {EventKind::InvalidateBegin, "invalidate_begin"},
     {EventKind::LaunchFailed, "launch_failed"},
+    {EventKind::Load, "load"},
+    {EventKind::Exit, "exit"},
 }};
 
 }  // namespace
 
 std::string Name::show() const { return is_string ? "\"" + printable(text) + "\"" : text; }
+
+std::string ThreadName::show() const {
+  return process ? thread.show() + " of process " + process->show() : thread.show();
+}
 
 std::string_view event_name(EventKind kind) { return kNames.at(static_cast<std::size_t>(kind)).second; }
 

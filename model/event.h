@@ -29,7 +29,17 @@ struct Name {
   std::string show() const;
   auto operator<=>(const Name&) const = default;
 };
-using ThreadName = Name;
+
+// A thread as the model knows it: (process, thread). A trace with no `process` field is one
+// process, so its threads have no process name; across processes, thread 1 of process 7 and
+// thread 1 of process 8 are different threads.
+struct ThreadName {
+  std::optional<Name> process{};
+  Name thread{};
+  // How a report shows it: 3, or 3 of process 7.
+  std::string show() const;
+  auto operator<=>(const ThreadName&) const = default;
+};
 
 enum class EventKind : std::uint8_t {
   CallBegin,   // a call of the autotuned kernel starts
@@ -43,6 +53,9 @@ enum class EventKind : std::uint8_t {
   Invalidate,  // the key goes back to not tuned
   InvalidateBegin,  // (optional) an invalidate of the key was called here; its invalidate marks its return
   LaunchFailed,  // the call's launch of `config` failed with `error`; the call then ends with an error
+  Load,          // the call read the key's entry from the store: a valid winner `config`, or an entry
+                 // rejected with `error` (a miss; `config` then names the rejected winner, if known)
+  Exit,          // the process ended, or was killed, here (no kernel or key)
 };
 
 // The trace spelling of each kind ("call_begin", ...).
@@ -51,7 +64,8 @@ std::optional<EventKind> parse_event_name(std::string_view name);
 
 struct Event {
   std::int64_t seq = 0;  // strictly increasing through a trace: the total order of events
-  ThreadName thread;
+  std::optional<Name> process;  // absent: the trace is one process
+  Name thread;
   EventKind kind = EventKind::CallBegin;
   std::string kernel;
   std::string key;
@@ -62,6 +76,9 @@ struct Event {
   std::optional<Name> stream;
   std::int64_t line = 0;  // physical line in the file it was read from (1-based); 0 if not read from a file
 };
+
+// The thread of an event, named by (process, thread).
+inline ThreadName thread_of(const Event& event) { return ThreadName{.process = event.process, .thread = event.thread}; }
 
 struct Policy {
   WaitPolicy wait = WaitPolicy::Block;
@@ -83,6 +100,7 @@ struct Header {
   Policy policy;
   std::map<std::string, std::vector<std::string>> configs;  // kernel -> its config space, in order
   bool white_box = false;
+  bool global_seq = false;  // "seq_scope":"global": the files of one run share one seq counter
   bool operator==(const Header&) const = default;
 };
 

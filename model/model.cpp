@@ -51,16 +51,16 @@ OpenCall* innermost_call(State& state, const ThreadName& thread) {
 
 OpenCall* require_call(StepContext& step) {
   const Event& e = step.event;
-  OpenCall* call = innermost_call(step.state, e.thread);
+  OpenCall* call = innermost_call(step.state, thread_of(e));
   if (call == nullptr) {
     report(step, Rule::R1, {e.seq},
-           thread_text(e.thread) + " has " + std::string(event_name(e.kind)) + " on " + key_of(e).show() +
+           thread_text(thread_of(e)) + " has " + std::string(event_name(e.kind)) + " on " + key_of(e).show() +
                " at seq " + std::to_string(e.seq) + " outside any call");
     return nullptr;
   }
   if (call->key.kernel != e.kernel || call->key.key != e.key) {
     report(step, Rule::R1, {call->begin_seq, e.seq},
-           thread_text(e.thread) + " has " + std::string(event_name(e.kind)) + " on " + key_of(e).show() +
+           thread_text(thread_of(e)) + " has " + std::string(event_name(e.kind)) + " on " + key_of(e).show() +
                " at seq " + std::to_string(e.seq) + ", but its innermost open call (seq " +
                std::to_string(call->begin_seq) + ") is on " + call->key.show());
     return nullptr;
@@ -83,6 +83,7 @@ CallView& view_of(StepContext& step, const OpenCall& call) { return step.choice-
 void invalidate_effect(StepContext& step) {
   Choice& choice = *step.choice;
   choice.succeeded_since_invalidate = false;
+  choice.loaded.reset();
   choice.history.last_invalidate_seq = step.event.seq;
   if (choice.in_flight.empty()) {
     withdraw_winner(choice, step.event.seq);
@@ -102,8 +103,8 @@ void on_call_begin(StepContext& step) {
   const Event& e = step.event;
   ++step.state.stats.calls;
   const std::int64_t seq = e.seq;
-  OpenCall& call = step.state.calls.emplace(seq, OpenCall{.thread = e.thread, .key = key_of(e), .begin_seq = seq}).first->second;
-  step.state.threads[e.thread].push_back(seq);
+  OpenCall& call = step.state.calls.emplace(seq, OpenCall{.thread = thread_of(e), .key = key_of(e), .begin_seq = seq}).first->second;
+  step.state.threads[thread_of(e)].push_back(seq);
   key_choices(step).open_calls.insert(seq);
   for_each_choice(step, [&call](StepContext& in) {
     Choice& choice = *in.choice;
@@ -114,18 +115,26 @@ void on_call_begin(StepContext& step) {
   });
 }
 
+}  // namespace
+
+namespace detail {
+
 // Removes the thread's innermost call; a thread left with none is forgotten, so that the state
 // follows the threads with open calls, not every thread name the trace ever used.
-void pop_call(StepContext& step) {
-  auto it = step.state.threads.find(step.event.thread);
+void pop_innermost_call(State& state, const ThreadName& thread) {
+  auto it = state.threads.find(thread);
   const std::int64_t seq = it->second.back();
-  const OpenCall& call = step.state.calls.at(seq);
-  if (call.first_bench) step.state.benches.erase(*call.first_bench);
-  key_choices(step).open_calls.erase(seq);
-  step.state.calls.erase(seq);
+  const OpenCall& call = state.calls.at(seq);
+  if (call.first_bench) state.benches.erase(*call.first_bench);
+  state.keys.at(call.key).open_calls.erase(seq);
+  state.calls.erase(seq);
   it->second.pop_back();
-  if (it->second.empty()) step.state.threads.erase(it);
+  if (it->second.empty()) state.threads.erase(it);
 }
+
+}  // namespace detail
+
+namespace {
 
 // What the trace shows of a call's end, whatever the choice: R5 on its result, R1 on a wait left
 // open (white-box).
@@ -136,18 +145,18 @@ void judge_call_end(StepContext& step, OpenCall& call) {
   };
   if (e.config && call.launches == 0)
     report(step, Rule::R5, {call.begin_seq, e.seq},
-           thread_text(e.thread) + " returned " + printable(*e.config) + " from its call on " + where() + " without launching");
+           thread_text(thread_of(e)) + " returned " + printable(*e.config) + " from its call on " + where() + " without launching");
   else if (e.config && call.launch_failed)
     report(step, Rule::R5, {call.launch_seq, e.seq},
-           thread_text(e.thread) + " returned " + printable(*e.config) + " from its call on " + where() +
+           thread_text(thread_of(e)) + " returned " + printable(*e.config) + " from its call on " + where() +
                ", although its launch failed (seq " + std::to_string(call.launch_seq) + ")");
   else if (e.config && *call.launched != *e.config)
     report(step, Rule::R5, {call.launch_seq, e.seq},
-           thread_text(e.thread) + " launched " + printable(*call.launched) + " (seq " + std::to_string(call.launch_seq) +
+           thread_text(thread_of(e)) + " launched " + printable(*call.launched) + " (seq " + std::to_string(call.launch_seq) +
                ") but returned " + printable(*e.config) + " from its call on " + where());
   if (call.wait_open_seq) {
     report(step, Rule::R1, {*call.wait_open_seq, e.seq},
-           thread_text(e.thread) + " ended its call on " + call.key.show() + " at seq " + std::to_string(e.seq) +
+           thread_text(thread_of(e)) + " ended its call on " + call.key.show() + " at seq " + std::to_string(e.seq) +
                " while its wait (seq " + std::to_string(*call.wait_open_seq) + ") was still open");
     call.wait_open_seq.reset();
   }
@@ -171,7 +180,7 @@ void judge_spurious_failure(StepContext& step, const OpenCall& call, const CallV
                               ? "its own attempt (" + seq_text(view.owned_attempt_id) + ") succeeded"
                               : "it neither owned nor waited on an attempt that failed";
   report_in_choice(step, Rule::R14, {call.begin_seq, e.seq},
-                   thread_text(e.thread) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
+                   thread_text(thread_of(e)) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
                        ") raised \"" + printable(*e.error) + "\" at " + seq_text(e.seq) + ", but " + why +
                        ", it was neither re-entrant nor closing a cycle, and no launch of it failed");
 }
@@ -186,17 +195,17 @@ void judge_call_result(StepContext& step, const OpenCall& call, const CallView& 
     const bool error_policy = step.state.header.policy.reentry == ReentryPolicy::Error;
     if (error_policy && e.config)
       report_in_choice(step, Rule::R9, {call.begin_seq, e.seq},
-                       thread_text(e.thread) + "'s re-entrant call on " + where() + " returned " + printable(*e.config) +
+                       thread_text(thread_of(e)) + "'s re-entrant call on " + where() + " returned " + printable(*e.config) +
                            " instead of an error (re-entry policy error)");
     if (!error_policy && e.error && !call.launch_failed)
       report_in_choice(step, Rule::R9, {call.begin_seq, e.seq},
-                       thread_text(e.thread) + "'s re-entrant call on " + where() + " raised \"" + printable(*e.error) +
+                       thread_text(thread_of(e)) + "'s re-entrant call on " + where() + " raised \"" + printable(*e.error) +
                            "\" instead of launching the fallback (re-entry policy fallback)");
   }
   if (view.owned == Ownership::None && !view.reentrant) judge_cycle_closing_error(step, call);
   if (view.owned == Ownership::Failed && e.config && step.state.header.white_box)
     report_in_choice(step, Rule::R8, {view.owned_attempt_id, e.seq},
-                     thread_text(e.thread) + "'s attempt " + std::to_string(view.owned_attempt_id) + " on " + where() +
+                     thread_text(thread_of(e)) + "'s attempt " + std::to_string(view.owned_attempt_id) + " on " + where() +
                          " failed, but its call returned " + printable(*e.config) + " instead of an error");
   judge_spurious_failure(step, call, view);
 }
@@ -251,7 +260,7 @@ void on_call_end(StepContext& step) {
     judge_call_result(in, *call, view);
     in.choice->views.erase(call->begin_seq);
   });
-  pop_call(step);
+  pop_innermost_call(step.state, thread_of(step.event));
 }
 
 void on_wait_begin(StepContext& step) {
@@ -262,17 +271,17 @@ void on_wait_begin(StepContext& step) {
     const CallView& view = view_of(in, *call);
     if (view.reentrant)
       report_in_choice(in, Rule::R9, {call->begin_seq, e.seq},
-                       thread_text(e.thread) + "'s re-entrant call on " + call->key.show() + " (seq " +
+                       thread_text(thread_of(e)) + "'s re-entrant call on " + call->key.show() + " (seq " +
                            std::to_string(call->begin_seq) + ") waited at seq " + std::to_string(e.seq) +
                            " on the attempt its own thread owns");
-    else if (auto cycle = wait_cycle(in.state, e.thread, call->key))
+    else if (auto cycle = wait_cycle(in.state, thread_of(e), call->key))
       report_in_choice(in, Rule::R11, {call->begin_seq, e.seq},
-                       thread_text(e.thread) + "'s call on " + call->key.show() + " (seq " +
+                       thread_text(thread_of(e)) + "'s call on " + call->key.show() + " (seq " +
                            std::to_string(call->begin_seq) + ") waited at seq " + std::to_string(e.seq) +
                            ", closing a cycle of waits: " + *cycle);
     else if (view.began_tuned && in.choice->history.last_invalidate_seq < call->begin_seq)
       report_in_choice(in, Rule::R10, {call->begin_seq, e.seq},
-                       thread_text(e.thread) + "'s call on " + call->key.show() + " began at seq " +
+                       thread_text(thread_of(e)) + "'s call on " + call->key.show() + " began at seq " +
                            std::to_string(call->begin_seq) + " on a tuned key with no invalidate since, yet waited at seq " +
                            std::to_string(e.seq));
   });
@@ -286,7 +295,7 @@ void on_wait_end(StepContext& step) {
   if (!call) return;
   if (!call->wait_open_seq)
     return report(step, Rule::R1, {e.seq},
-                  thread_text(e.thread) + " has wait_end on " + call->key.show() + " at seq " + std::to_string(e.seq) +
+                  thread_text(thread_of(e)) + " has wait_end on " + call->key.show() + " at seq " + std::to_string(e.seq) +
                       " with no open wait_begin");
   call->last_wait_begin_seq = *call->wait_open_seq;
   call->wait_open_seq.reset();
@@ -296,7 +305,7 @@ void on_wait_end(StepContext& step) {
 // effect, so its call adds nothing.
 void on_invalidate_begin(StepContext& step) {
   if (step.state.header.white_box) return;
-  key_choices(step).invalidates_begun[step.event.thread] = step.event.seq;
+  key_choices(step).invalidates_begun[thread_of(step.event)] = step.event.seq;
   for_each_choice(step, [](StepContext& in) { in.choice->pending_invalidates.insert(in.event.seq); });
 }
 
@@ -305,7 +314,7 @@ void on_invalidate(StepContext& step) {
   std::optional<std::int64_t> begun;
   if (!step.state.header.white_box) {
     auto& calls = key_choices(step).invalidates_begun;
-    if (auto it = calls.find(step.event.thread); it != calls.end()) {
+    if (auto it = calls.find(thread_of(step.event)); it != calls.end()) {
       begun = it->second;
       calls.erase(it);
     }
@@ -329,6 +338,8 @@ void dispatch(StepContext& step) {
     case EventKind::LaunchFailed: return on_launch(step);
     case EventKind::Invalidate: return on_invalidate(step);
     case EventKind::InvalidateBegin: return on_invalidate_begin(step);
+    case EventKind::Load: return on_load(step);
+    case EventKind::Exit: return on_exit(step);
   }
 }
 

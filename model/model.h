@@ -1,5 +1,5 @@
 // The state-machine model of the reference autotuner: one pure step function over the trace
-// alphabet (event.h), judged by rules R1-R11 and R14 (docs/rules.md).
+// alphabet (event.h), judged by rules R1-R14 (docs/rules.md).
 //
 // Contract (the model is the oracle for the trace checker, the property tests, Relacy and Spin):
 //
@@ -97,6 +97,8 @@ struct OpenCall {
   std::int64_t last_wait_begin_seq = -1;        // white-box: the begin of the last closed wait
   std::int64_t waits_on_attempt = 0;  // white-box: the attempt in flight at the open wait_begin
                                       // (its id; 0: none), the edge of the wait graph (R11)
+  std::map<std::string, std::int64_t> rejected{};  // R13: configs a load of this call rejected,
+                                                   // with that load's seq
   bool operator==(const OpenCall&) const = default;
 };
 
@@ -184,6 +186,11 @@ struct Choice {
   std::set<std::int64_t> pending_invalidates{};  // black-box: invalidate_begin seqs whose effect
                                                   // is not placed yet
   std::vector<PendingLaunch> pending{};      // black-box
+  // R12: the config that loads of the key returned since the last invalidate (they must agree).
+  std::optional<std::string> loaded{};
+  // Black-box R12: a load that returned a config while the published winner was an undecided
+  // one: that owner's launch must be it. Owner call -> (config, the load's seq).
+  std::map<std::int64_t, std::pair<std::string, std::int64_t>> loaded_undecided{};
   // Not part of the state proper (same_state() leaves them out): what this choice broke so far,
   // how many duplicate tunings it counted, and what R3's message adds (an invalidate that fell
   // while an attempt was in flight, and so did not withdraw that attempt's later winner).

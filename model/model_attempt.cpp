@@ -228,7 +228,7 @@ void on_bench(StepContext& step) {
     const CallView& view = view_of(in, *call);
     if (view.reentrant)
       return report_in_choice(in, Rule::R9, {call->begin_seq, e.seq},
-                              thread_text(e.thread) + "'s re-entrant call on " + call->key.show() + " (" +
+                              thread_text(thread_of(e)) + "'s re-entrant call on " + call->key.show() + " (" +
                                   seq_text(call->begin_seq) + ") benched " + printable(*e.config) + " at " +
                                   seq_text(e.seq));
     if (!white_box) {
@@ -244,12 +244,12 @@ void on_bench(StepContext& step) {
       } else {
         begin_attempt(in, *call, *id);
       }
-    } else if (!attempt_of_thread(*in.choice, e.thread)) {
+    } else if (!attempt_of_thread(*in.choice, thread_of(e))) {
       return report_in_choice(in, Rule::R1, {e.seq},
-                              thread_text(e.thread) + " benched " + printable(*e.config) + " on " + call->key.show() +
+                              thread_text(thread_of(e)) + " benched " + printable(*e.config) + " on " + call->key.show() +
                                   " at " + seq_text(e.seq) + " with no attempt open on its thread");
     }
-    const std::int64_t attempt = white_box ? attempt_of_thread(*in.choice, e.thread)->id : *id;
+    const std::int64_t attempt = white_box ? attempt_of_thread(*in.choice, thread_of(e))->id : *id;
     check_bench(in, attempt);
     if (!recorded) {  // what the attempt benched is the same in every choice
       recorded = true;
@@ -268,10 +268,10 @@ void on_tune_end(StepContext& step) {
   OpenCall* call = require_call(step);
   if (!call) return;
   for_each_choice(step, [&](StepContext& in) {
-    const Attempt* open = attempt_of_thread(*in.choice, e.thread);
+    const Attempt* open = attempt_of_thread(*in.choice, thread_of(e));
     if (!open)
       return report_in_choice(in, Rule::R1, {e.seq},
-                              thread_text(e.thread) + " has tune_end on " + call->key.show() + " at " + seq_text(e.seq) +
+                              thread_text(thread_of(e)) + " has tune_end on " + call->key.show() + " at " + seq_text(e.seq) +
                                   " with no tune_begin open on its thread");
     const Attempt attempt = *open;
     judge_benches(in, attempt.id, call->key, e.config);

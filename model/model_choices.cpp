@@ -50,7 +50,7 @@ bool is_own_event(const State& state, const Event& event, std::int64_t call_seq)
   if (event.kind != EventKind::Bench && event.kind != EventKind::Launch && event.kind != EventKind::LaunchFailed &&
       event.kind != EventKind::CallEnd)
     return false;
-  auto it = state.threads.find(event.thread);
+  auto it = state.threads.find(thread_of(event));
   return it != state.threads.end() && it->second.back() == call_seq;
 }
 
@@ -75,7 +75,7 @@ void ends_and_invalidates(const StepContext& step, const Choice& choice, std::ve
 // one of them may begin the next attempt and re-enter it, before the owner's call_end is recorded.
 void early_begins(const StepContext& step, const Choice& choice, std::vector<Placement>& out) {
   const Event& e = step.event;
-  auto it = step.state.threads.find(e.thread);
+  auto it = step.state.threads.find(thread_of(e));
   if (it == step.state.threads.end()) return;
   std::vector<Placement> begins;
   for (const std::int64_t seq : it->second) {
@@ -314,7 +314,7 @@ bool Choice::same_state(const Choice& other) const {
   return in_flight == other.in_flight && winner == other.winner &&
          succeeded_since_invalidate == other.succeeded_since_invalidate && history == other.history &&
          views == other.views && chosen_ends == other.chosen_ends && pending_invalidates == other.pending_invalidates &&
-         pending == other.pending;
+         pending == other.pending && loaded == other.loaded && loaded_undecided == other.loaded_undecided;
 }
 
 }  // namespace safetune::model

@@ -105,13 +105,13 @@ void report_with_state(std::vector<Violation>& found, Rule rule, std::vector<std
 
 void report(StepContext& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {
   report_with_state(step.found, rule, std::move(seqs), message,
-                    describe(step.state, key_of(step.event), step.event.thread, step.choice));
+                    describe(step.state, key_of(step.event), thread_of(step.event), step.choice));
 }
 
 void report_in_choice(StepContext& step, Rule rule, std::vector<std::int64_t> seqs, const std::string& message) {
   Choice& choice = *step.choice;
   report_with_state(choice.found, rule, std::move(seqs), message,
-                    describe(step.state, key_of(step.event), step.event.thread, &choice));
+                    describe(step.state, key_of(step.event), thread_of(step.event), &choice));
   ++choice.violation_count;
 }
 

@@ -57,6 +57,8 @@ KeyId key_of(const Event& event);
 bool is_default_answer(const State& state, const std::string& kernel, const std::string& config);
 std::vector<std::string> default_answers(const State& state, const std::string& kernel);
 OpenCall* innermost_call(State& state, const ThreadName& thread);  // null when it has none
+// Forgets the thread's innermost call (its call_end, or its process's exit).
+void pop_innermost_call(State& state, const ThreadName& thread);
 // The innermost open call of the event's thread when it names the event's kernel and key;
 // otherwise reports R1 and returns nullptr (the caller then ignores the event).
 OpenCall* require_call(StepContext& step);
@@ -117,6 +119,16 @@ void on_launch(StepContext& step);
 void settle_pending(StepContext& step, std::int64_t owner_call, const std::string& config);
 // End of trace: every pending launch of `choice` is judged as if its undecided winners were not it.
 void settle_all_pending(State& state, Choice& choice);
+
+// --- the results store: load (R12, R13) and exit (model_store.cpp) ---
+void on_load(StepContext& step);
+void on_exit(StepContext& step);
+// R13, in the choice being advanced: a launch of a config that a load of the same call rejected,
+// with no publication of it since that load.
+void judge_rejected_launch(StepContext& step, const OpenCall& call);
+// Black-box R12, in the choice being advanced: `owner_call` launched `config`, its attempt's
+// winner; a load that returned its undecided winner must have returned this.
+void settle_loaded_undecided(StepContext& step, std::int64_t owner_call, const std::string& config);
 
 // --- the wait graph: R11 (model_wait_cycle.cpp) ---
 // White-box: the id of the attempt in flight on `key` that a wait_begin now waits on (0: none).

@@ -47,7 +47,7 @@ void judge_in_choice(Choice& choice, const ThreadName& thread, const KeyId& key,
 void judge_reentrant_launch(StepContext& step, const OpenCall& call) {
   const Event& e = step.event;
   auto head = [&] {
-    return thread_text(e.thread) + "'s re-entrant call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
+    return thread_text(thread_of(e)) + "'s re-entrant call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
            ") launched " + printable(*e.config) + " at " + seq_text(e.seq);
   };
   if (step.state.header.policy.reentry == ReentryPolicy::Error)
@@ -69,16 +69,16 @@ void judge_or_wait(StepContext& step, const OpenCall& call, const CallView& view
   if (is_right(window)) return;
   if (auto cycle = cycle_closed_by(step.state, call); cycle && judge_cycle_closing_launch(step, call, *cycle))
     return;
-  std::string state_before = describe(step.state, call.key, e.thread, &choice);
+  std::string state_before = describe(step.state, call.key, thread_of(e), &choice);
   if (window.unsettled.empty())
-    return judge_in_choice(choice, e.thread, call.key, window, *e.config, e.seq, state_before);
-  choice.pending.push_back(PendingLaunch{e.thread, call.key, std::move(window), *e.config, e.seq, std::move(state_before)});
+    return judge_in_choice(choice, thread_of(e), call.key, window, *e.config, e.seq, state_before);
+  choice.pending.push_back(PendingLaunch{thread_of(e), call.key, std::move(window), *e.config, e.seq, std::move(state_before)});
 }
 
 // White-box: the owner's launch, against what its attempt did.
 void judge_white_box_owner(StepContext& step, const OpenCall& call, const CallView& view) {
   const Event& e = step.event;
-  auto head = [&] { return thread_text(e.thread) + " launched " + printable(*e.config) + " on " + call.key.show() + " at " + seq_text(e.seq); };
+  auto head = [&] { return thread_text(thread_of(e)) + " launched " + printable(*e.config) + " on " + call.key.show() + " at " + seq_text(e.seq); };
   switch (view.owned) {
     case Ownership::InFlight: return;  // judged at its tune_end
     case Ownership::Succeeded:
@@ -121,6 +121,7 @@ void judge_black_box_launch(StepContext& step, const OpenCall& call, const CallV
   judge_benches(step, attempt_id, call.key, *e.config);
   decide_winner(choice, call.begin_seq, *e.config);
   settle_pending(step, call.begin_seq, *e.config);
+  settle_loaded_undecided(step, call.begin_seq, *e.config);
 }
 
 }  // namespace
@@ -133,7 +134,7 @@ void on_launch(StepContext& step) {
   if (!call) return;
   if (call->launches > 0)
     report(step, Rule::R5, {call->launch_seq, e.seq},
-           thread_text(e.thread) + "'s call on " + call->key.show() + " (" + seq_text(call->begin_seq) +
+           thread_text(thread_of(e)) + "'s call on " + call->key.show() + " (" + seq_text(call->begin_seq) +
                ") launched again at " + seq_text(e.seq) + " after launching at " + seq_text(call->launch_seq));
   if (++call->launches > 1) return;
   call->launched = e.config;
@@ -144,8 +145,9 @@ void on_launch(StepContext& step) {
   for_each_choice(step, [&](StepContext& in) {
     const CallView view = view_of(in, *call);
     if (view.reentrant) return judge_reentrant_launch(in, *call);
-    if (black_box) return judge_black_box_launch(in, *call, view);
-    judge_white_box_owner(in, *call, view);
+    if (black_box) judge_black_box_launch(in, *call, view);  // an owner's launch publishes first
+    else judge_white_box_owner(in, *call, view);
+    if (!in.dead) judge_rejected_launch(in, *call);
   });
 }
 

@@ -136,7 +136,7 @@ bool judge_cycle_closing_launch(StepContext& step, const OpenCall& call, const s
   auto fallback = step.state.header.policy.fallback_for(call.key.kernel);
   const bool fallback_answer = step.state.header.policy.reentry == ReentryPolicy::Fallback && fallback == e.config;
   if (!step.state.header.white_box) return fallback_answer;  // else judged as any launch
-  const std::string head = thread_text(e.thread) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
+  const std::string head = thread_text(thread_of(e)) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
                            ") launched " + printable(*e.config) + " at " + seq_text(e.seq) +
                            " instead of waiting, as a wait would have closed a cycle (" + cycle + "); ";
   if (step.state.header.policy.reentry == ReentryPolicy::Error)
@@ -155,7 +155,7 @@ void judge_cycle_closing_error(StepContext& step, const OpenCall& call) {
   const std::optional<std::string> cycle = cycle_closed_by(step.state, call);
   if (!cycle) return;
   report_in_choice(step, Rule::R11, {call.begin_seq, e.seq},
-                   thread_text(e.thread) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
+                   thread_text(thread_of(e)) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
                        ") raised \"" + printable(*e.error) + "\" at " + seq_text(e.seq) +
                        " where a wait would have closed a cycle (" + *cycle +
                        "); re-entry policy fallback demands the fallback");

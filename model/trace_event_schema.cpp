@@ -1,4 +1,4 @@
-// An event line: seq, thread, event, kernel, key, and the outcome fields its kind carries.
+// An event line: seq, process, thread, event, kernel, key, and the outcome fields its kind carries.
 // Unknown fields are ignored; a known one twice is an error.
 #include "trace_schema.h"
 
@@ -8,9 +8,9 @@ using namespace json;
 
 namespace {
 
-enum Slot : std::size_t { kSeq, kThread, kEvent, kKernel, kKey, kConfig, kError, kTimeNs, kTNs, kStream, kFormatField, kSlots };
-constexpr std::array<std::string_view, kSlots> kNames{"seq",   "thread", "event", "kernel", "key",   "config",
-                                                      "error", "time_ns", "t_ns", "stream", "format"};
+enum Slot : std::size_t { kSeq, kThread, kEvent, kKernel, kKey, kConfig, kError, kTimeNs, kTNs, kStream, kProcess, kFormatField, kSlots };
+constexpr std::array<std::string_view, kSlots> kNames{"seq",   "thread",  "event", "kernel", "key",     "config",
+                                                      "error", "time_ns", "t_ns",  "stream", "process", "format"};
 
 bool is_white_box_only(EventKind kind) {
   return kind == EventKind::TuneBegin || kind == EventKind::TuneEnd || kind == EventKind::WaitBegin ||
@@ -80,6 +80,10 @@ void check_outcome_fields(const Event& event) {
       demand(event.error, "error", event.kind);
       forbid(event.time_ns, "time_ns", event.kind);
       return;
+    case EventKind::Load:  // a winner, or a rejected entry: its reason, and its winner when known
+      if (!event.config && !event.error) fail(kind_name(event.kind) + " carries \"config\" or \"error\", and this one has neither");
+      forbid(event.time_ns, "time_ns", event.kind);
+      return;
     default:
       forbid(event.config, "config", event.kind);
       forbid(event.error, "error", event.kind);
@@ -97,13 +101,17 @@ Event read_event(Object object, const Header& header) {
   event.seq = as_int64(require(fields, kSeq), "seq");
   event.thread = as_name(require(fields, kThread), "thread");
   event.kind = read_kind(require(fields, kEvent), header);
-  event.kernel = as_string(require(fields, kKernel), "kernel");
-  event.key = as_string(require(fields, kKey), "key");
+  // An exit ends a process, not a call: it names no kernel or key (any given are ignored).
+  if (event.kind != EventKind::Exit) {
+    event.kernel = as_string(require(fields, kKernel), "kernel");
+    event.key = as_string(require(fields, kKey), "key");
+  }
   event.config = read_optional(fields, kConfig, as_config);
   event.error = read_optional(fields, kError, read_string);
   event.time_ns = read_optional(fields, kTimeNs, as_time_ns);
   event.t_ns = read_optional(fields, kTNs, as_int64);
   event.stream = read_optional(fields, kStream, as_name);
+  event.process = read_optional(fields, kProcess, as_name);
   check_outcome_fields(event);
   return event;
 }

@@ -51,16 +51,20 @@ void write_header(std::ostream& out, const Header& header) {
   line["configs"] = nlohmann::ordered_json::object();
   for (const auto& [kernel, space] : header.configs) line["configs"][kernel] = space;
   line["white_box"] = header.white_box;
+  if (header.global_seq) line["seq_scope"] = "global";
   out << dump(line) << '\n';
 }
 
 void write_event(std::ostream& out, const Event& event) {
   nlohmann::ordered_json line;
   line["seq"] = event.seq;
+  if (event.process) line["process"] = name_json(*event.process);
   line["thread"] = name_json(event.thread);
   line["event"] = event_name(event.kind);
-  line["kernel"] = event.kernel;
-  line["key"] = event.key;
+  if (event.kind != EventKind::Exit) {
+    line["kernel"] = event.kernel;
+    line["key"] = event.key;
+  }
   if (event.config) line["config"] = *event.config;
   if (event.error) line["error"] = *event.error;
   if (event.time_ns) line["time_ns"] = *event.time_ns;

@@ -24,6 +24,8 @@ constexpr std::array<RuleText, kRuleCount> kTexts{{
     {"R9", "re-entry"},
     {"R10", "isolation"},
     {"R11", "no wait cycle"},
+    {"R12", "store agreement"},
+    {"R13", "valid entries only"},
     {"R14", "no spurious failure"},
 }};
 

@@ -180,7 +180,7 @@ std::string subject_problem(const SubjectInfo& info, const std::vector<SubjectIn
   }
   if (!info.make) return "it has no factory (SubjectInfo::make is empty)";
   for (const std::string& rule : info.caught_by) {
-    if (!is_rule_id(rule)) return "its caught_by names '" + rule + "', which is not a rule id (R1 to R11, R14)";
+    if (!is_rule_id(rule)) return "its caught_by names '" + rule + "', which is not a rule id (R1 to R14)";
   }
   return scenario_problem(info.scenario);
 }

@@ -1,5 +1,5 @@
 // The autotuner's white-box traces, recorded by TraceRecorder from real threads, satisfy the
-// model (R1-R11, R14); and a trace recorded the same way with a planted early use is caught, so the
+// model (R1-R14); and a trace recorded the same way with a planted early use is caught, so the
 // check can fail.
 #include <gtest/gtest.h>
 

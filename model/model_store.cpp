@@ -1,0 +1,158 @@
+// The results store in the model: a call's `load` of the key's entry (R12, R13) and a process's
+// `exit` (docs/rules.md, "Across processes").
+//
+// A load with a config is an observation at its own seq: the call read a published winner. The
+// model then holds that winner as published (from an earlier run, if the trace shows none), and a
+// successful load counts for R3 as a success of the key. A load with an error is a miss; its
+// config, when the trace gives it, is the rejected entry's winner, which the call must not launch
+// unless an attempt published it after that load (R13).
+//
+// An exit ends its process: its open calls are gone (not hangs, R7), and the attempts they owned
+// are abandoned: neither a success nor a failure. A waiter of an abandoned attempt may take over
+// (a new attempt is a retry, not R3), and has no reason from it to raise (R14).
+#include <algorithm>
+
+#include "model_internal.h"
+
+namespace safetune::model::detail {
+
+namespace {
+
+std::string published_text(const Choice& choice) {
+  return answer_text(*choice.winner) +
+         (choice.last_success_seq > 0 ? " (published at " + seq_text(choice.last_success_seq) + ")" : "");
+}
+
+// R12 in one choice: the load must return the published winner, and agree with the loads since
+// the last invalidate. A load of an undecided winner (black-box) is checked when its owner launches.
+void load_in_choice(StepContext& step, const OpenCall& call, const std::string& config) {
+  const Event& e = step.event;
+  Choice& choice = *step.choice;
+  auto head = [&] { return thread_text(thread_of(e)) + " loaded " + printable(config) + " for " + call.key.show() + " at " + seq_text(e.seq); };
+  if (choice.winner && *choice.winner != config) {
+    if (auto owner = undecided_owner(*choice.winner)) choice.loaded_undecided.emplace(*owner, std::pair{config, e.seq});
+    else
+      return report_in_choice(step, Rule::R12, {choice.last_success_seq, e.seq},
+                              head() + ", but the key's published winner is " + published_text(choice));
+  } else if (choice.loaded && *choice.loaded != config) {
+    return report_in_choice(step, Rule::R12, {e.seq},
+                            head() + ", but an earlier load since the last invalidate returned " + printable(*choice.loaded));
+  }
+  choice.loaded = config;
+  if (choice.winner) return;
+  publish_winner(choice, config, e.seq, e.seq);  // an entry from before the trace: now published
+  choice.succeeded_since_invalidate = true;
+  choice.last_success_seq = e.seq;
+  choice.r3_note.clear();
+}
+
+// An exit's step on one call of its process: the same event, seen on the call's key, so that the
+// key's hidden points may be placed before it (for_each_choice).
+Event exit_on_key(const Event& exit, const KeyId& key) {
+  Event on_key = exit;
+  on_key.kernel = key.kernel;
+  on_key.key = key.key;
+  return on_key;
+}
+
+// In one choice: the call's attempt in flight is abandoned, not ended; a black-box end that a
+// choice placed as a success is ruled out (the owner never launched), one placed as a failure stands.
+void abandon_in_choice(StepContext& step, const OpenCall& call) {
+  Choice& choice = *step.choice;
+  auto end = std::find_if(choice.chosen_ends.begin(), choice.chosen_ends.end(),
+                          [&](const ChosenEnd& placed) { return placed.owner_call == call.begin_seq; });
+  if (end != choice.chosen_ends.end()) {
+    if (end->success) {
+      step.dead = true;
+      return;
+    }
+    choice.chosen_ends.erase(end);
+  }
+  const CallView& view = choice.views[call.begin_seq];
+  if (view.owned == Ownership::InFlight && !step.state.header.white_box && !call.first_bench) {
+    step.dead = true;  // an early begin, but it never benched
+    return;
+  }
+  std::erase_if(choice.in_flight, [&](const Attempt& attempt) { return attempt.owner_call == call.begin_seq; });
+  choice.views.erase(call.begin_seq);
+}
+
+// Counted once whatever the choices: white-box shows the attempt; black-box, a call that benched
+// and never launched owned one.
+bool owns_attempt_in_flight(const State& state, const OpenCall& call) {
+  if (!state.header.white_box) return call.first_bench && call.launches == 0;
+  const Choice& choice = state.keys.at(call.key).choices.front();
+  return std::any_of(choice.in_flight.begin(), choice.in_flight.end(),
+                     [&](const Attempt& attempt) { return attempt.owner_call == call.begin_seq; });
+}
+
+void abandon_call(StepContext& exit, const OpenCall& call) {
+  const Event on_key = exit_on_key(exit.event, call.key);
+  StepContext step{.state = exit.state, .event = on_key, .found = exit.found};
+  if (owns_attempt_in_flight(exit.state, call)) ++exit.state.stats.abandoned_attempts;
+  for_each_choice(step, [&call](StepContext& in) { abandon_in_choice(in, call); });
+}
+
+}  // namespace
+
+void on_load(StepContext& step) {
+  const Event& e = step.event;
+  OpenCall* call = require_call(step);
+  if (!call) return;
+  if (e.error) {
+    ++step.state.stats.rejected_loads;
+    if (e.config) call->rejected[*e.config] = e.seq;
+    return;
+  }
+  ++step.state.stats.loads;
+  if (const auto* listed = listed_configs(step.state, call->key.kernel); listed && !listed->contains(*e.config))
+    report(step, Rule::R12, {e.seq},
+           thread_text(thread_of(e)) + " loaded " + printable(*e.config) + " for " + call->key.show() + " at " +
+               seq_text(e.seq) + ", which is not in the kernel's config space: no attempt can have published it");
+  for_each_choice(step, [&](StepContext& in) { load_in_choice(in, *call, *e.config); });
+}
+
+void on_exit(StepContext& step) {
+  State& state = step.state;
+  const std::optional<Name>& process = step.event.process;
+  std::vector<ThreadName> threads;
+  for (auto it = state.threads.lower_bound(ThreadName{.process = process}); it != state.threads.end() && it->first.process == process; ++it)
+    threads.push_back(it->first);
+  for (const ThreadName& thread : threads) {
+    while (state.threads.contains(thread)) {
+      const OpenCall& call = state.calls.at(state.threads.at(thread).back());
+      abandon_call(step, call);
+      pop_innermost_call(state, thread);
+    }
+    for (auto& [key, choices] : state.keys) choices.invalidates_begun.erase(thread);
+  }
+}
+
+void judge_rejected_launch(StepContext& step, const OpenCall& call) {
+  const Event& e = step.event;
+  auto rejected = call.rejected.find(*e.config);
+  if (rejected == call.rejected.end()) return;
+  // A default answer (the fallback, the only config) is no use of the entry: R6 judges it.
+  if (is_default_answer(step.state, call.key.kernel, *e.config)) return;
+  const auto& published = step.choice->history.published_at;
+  if (auto it = published.find(*e.config); it != published.end() && it->second > rejected->second) return;
+  report_in_choice(step, Rule::R13, {rejected->second, e.seq},
+                   thread_text(thread_of(e)) + " launched " + printable(*e.config) + " on " + call.key.show() + " at " +
+                       seq_text(e.seq) + ", the winner of the entry its load rejected at " + seq_text(rejected->second) +
+                       ", and no attempt published it since");
+}
+
+void settle_loaded_undecided(StepContext& step, std::int64_t owner_call, const std::string& config) {
+  Choice& choice = *step.choice;
+  auto it = choice.loaded_undecided.find(owner_call);
+  if (it == choice.loaded_undecided.end()) return;
+  const auto [loaded, load_seq] = it->second;
+  choice.loaded_undecided.erase(it);
+  if (loaded != config)
+    report_in_choice(step, Rule::R12, {load_seq, step.event.seq},
+                     "a load at " + seq_text(load_seq) + " returned " + printable(loaded) + " for " +
+                         key_of(step.event).show() + ", but the attempt it read published " + printable(config) +
+                         " (its owner launched it at " + seq_text(step.event.seq) + ")");
+}
+
+}  // namespace safetune::model::detail
