@@ -38,7 +38,10 @@ auto read_optional(const Fields<kSlots>& fields, Slot slot, Read read) -> std::o
 
 std::string read_string(Value value, std::string_view path) { return std::string(as_string(value, path)); }
 
-std::string kind_name(EventKind kind) { return "a " + std::string(event_name(kind)); }
+std::string kind_name(EventKind kind) {
+  const std::string_view name = event_name(kind);
+  return (std::string_view("aeiou").find(name.front()) == std::string_view::npos ? "a " : "an ") + std::string(name);
+}
 
 template <typename T>
 void forbid(const std::optional<T>& value, std::string_view name, EventKind kind) {

@@ -145,7 +145,9 @@ void finish_stress_options(CLI::App& stress, StressOptions& options) {
 }
 
 void add_check_options(CLI::App& check, CheckOptions& options) {
-  check.add_option("TRACE", options.trace_path, "JSON Lines trace file; - reads standard input")->required();
+  check.add_option("TRACE", options.trace_paths,
+                   "JSON Lines trace file; - reads standard input; several files are the processes of one run")
+      ->required();
   check.add_option("--chrome", options.chrome_path, "write a Chrome timeline here")
       ->check(validator(writable_path, "FILE"));
   check.add_flag("--json", options.json, "print one JSON object");

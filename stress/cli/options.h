@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/event.h"
 #include "stress/harness/program.h"
@@ -38,7 +39,7 @@ struct StressOptions {
 };
 
 struct CheckOptions {
-  std::string trace_path;
+  std::vector<std::string> trace_paths;  // one trace, or the files of the processes of one run
   std::optional<std::string> chrome_path;
   bool json = false;
 };

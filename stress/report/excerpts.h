@@ -24,6 +24,7 @@ struct ExcerptLine {
   std::int64_t seq = 0;
   std::int64_t line = 0;     // its line in the file, or 0 when it was not read from one
   std::string text;          // the event as a trace line, printable and cut
+  std::string file{};        // the file it is in, when the report reads several (printable)
 };
 
 class ExcerptSource {

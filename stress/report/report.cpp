@@ -30,6 +30,7 @@ std::string excerpt_of(const model::Violation& violation, const std::vector<Exce
     if (!shown.contains(line.ordinal)) continue;
     if (previous && line.ordinal != *previous + 1) out << "     ...\n";
     out << (involved.contains(line.seq) ? "  >> " : "     ");
+    if (!line.file.empty()) out << line.file << ' ';
     if (line.line > 0) out << "line " << line.line << ": ";
     out << line.text << '\n';
     previous = line.ordinal;

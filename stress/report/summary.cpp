@@ -26,7 +26,10 @@ nlohmann::json stats_json(const model::TraceStats& stats) {
           {"benches", stats.benches},
           {"failed_benches", stats.failed_benches},
           {"errors", stats.errors},
-          {"hung_calls", stats.hung_calls}};
+          {"hung_calls", stats.hung_calls},
+          {"loads", stats.loads},
+          {"rejected_loads", stats.rejected_loads},
+          {"abandoned_attempts", stats.abandoned_attempts}};
 }
 
 nlohmann::json violation_counts_json(const model::CheckResult& result) {
@@ -100,6 +103,9 @@ void accumulate(model::TraceStats& total, const model::TraceStats& more) {
   total.failed_benches += more.failed_benches;
   total.errors += more.errors;
   total.hung_calls += more.hung_calls;
+  total.loads += more.loads;
+  total.rejected_loads += more.rejected_loads;
+  total.abandoned_attempts += more.abandoned_attempts;
 }
 
 }  // namespace safetune::stress

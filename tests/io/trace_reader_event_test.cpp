@@ -29,6 +29,50 @@ TEST(ReadEvent, ReadsEveryField) {
   EXPECT_EQ(event.line, 1);
 }
 
+TEST(ReadEvent, ReadsTheProcessAThreadBelongsTo) {
+  const Trace trace = expect_trace(R"({"seq":1,"process":"rank3","thread":1,"event":"call_begin","kernel":"a","key":"b"})" "\n"
+                                   R"({"seq":2,"process":3,"thread":1,"event":"call_begin","kernel":"a","key":"b"})" "\n"
+                                   R"({"seq":3,"thread":1,"event":"call_begin","kernel":"a","key":"b"})" "\n");
+  ASSERT_EQ(trace.events.size(), 3u);
+  EXPECT_EQ(trace.events[0].process, Name::string("rank3"));
+  EXPECT_EQ(trace.events[1].process, Name::integer(3));
+  EXPECT_EQ(trace.events[2].process, std::nullopt);
+  EXPECT_NE(thread_of(trace.events[0]), thread_of(trace.events[1]));  // "3" and 3 are two processes
+  EXPECT_NE(thread_of(trace.events[1]), thread_of(trace.events[2]));
+}
+
+TEST(ReadEvent, RejectsAProcessThatIsNeitherAnIntegerNorAString) {
+  expect_error(R"({"seq":1,"process":[1],"thread":1,"event":"call_begin","kernel":"a","key":"b"})" "\n", 1,
+               "field \"process\"", "not an integer or a string");
+}
+
+TEST(ReadEvent, ALoadCarriesAConfigAnErrorOrBoth) {
+  const Trace trace = expect_trace(event_line(1, "load", R"(,"config":"A=1")") +
+                                   event_line(2, "load", R"(,"error":"truncated")") +
+                                   event_line(3, "load", R"(,"config":"A=1","error":"foreign fingerprint")"));
+  ASSERT_EQ(trace.events.size(), 3u);
+  EXPECT_EQ(trace.events[0].kind, EventKind::Load);
+  EXPECT_EQ(trace.events[1].error, "truncated");
+  EXPECT_EQ(trace.events[2].config, "A=1");
+  expect_error(event_line(1, "load"), 1, "a load carries \"config\" or \"error\", and this one has neither");
+  expect_error(event_line(1, "load", R"(,"config":"A=1","time_ns":3)"), 1, "\"time_ns\" is not allowed on a load");
+}
+
+TEST(ReadEvent, AnExitNamesNoKernelOrKey) {
+  const Trace trace = expect_trace(R"({"seq":1,"process":7,"thread":1,"event":"exit"})" "\n"
+                                   R"({"seq":2,"process":8,"thread":1,"event":"exit","kernel":"a","key":"b"})" "\n");
+  ASSERT_EQ(trace.events.size(), 2u);
+  EXPECT_EQ(trace.events[0].kind, EventKind::Exit);
+  EXPECT_EQ(trace.events[1].kernel, "");  // given, and ignored
+  expect_error(R"({"seq":1,"thread":1,"event":"exit","config":"A=1"})" "\n", 1, "\"config\" is not allowed on an exit");
+}
+
+TEST(ReadHeader, SeqScopeGlobalSaysTheFilesShareOneCounter) {
+  EXPECT_TRUE(expect_trace(R"({"format":"safetune-trace","version":1,"seq_scope":"global"})" "\n").header.global_seq);
+  EXPECT_FALSE(expect_trace(R"({"format":"safetune-trace","version":1,"seq_scope":"file"})" "\n").header.global_seq);
+  expect_error(R"({"format":"safetune-trace","version":1,"seq_scope":1})" "\n", 1, "field \"seq_scope\"", "not a string");
+}
+
 TEST(ReadEvent, RecordsPhysicalLinesSkippingBlankOnes) {
   const Trace trace = expect_trace(kWhiteBoxHeader + "\n  \t\r\n" + event_line(1, "call_begin") + "\n" +
                                    event_line(2, "invalidate"));

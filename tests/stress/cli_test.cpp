@@ -132,6 +132,65 @@ TEST(Check, MissingFileIsAnInputError) {
   EXPECT_NE(result.err.find("does_not_exist.jsonl"), std::string::npos) << result.err;
 }
 
+// Two processes of one run, in two files that merge by t_ns: process 1's owner is killed mid-bench
+// and process 2's waiter takes over (exit abandons the attempt; thread 1 of each is its own thread).
+const std::string kOwnerFile =
+    R"({"format":"safetune-trace","version":1,"configs":{"add":["B=1","B=2"]},"white_box":true})" "\n"
+    R"({"seq":1,"process":1,"thread":1,"event":"call_begin","kernel":"add","key":"k","t_ns":10})" "\n"
+    R"({"seq":2,"process":1,"thread":1,"event":"tune_begin","kernel":"add","key":"k","t_ns":20})" "\n"
+    R"({"seq":3,"process":1,"thread":1,"event":"bench","kernel":"add","key":"k","config":"B=1","time_ns":5,"t_ns":30})" "\n";
+const std::string kExit = R"({"seq":4,"process":1,"thread":1,"event":"exit","t_ns":60})" "\n";
+const std::string kTakerFile =
+    R"({"format":"safetune-trace","version":1,"configs":{"add":["B=1","B=2"]},"white_box":true})" "\n"
+    R"({"seq":1,"process":2,"thread":1,"event":"call_begin","kernel":"add","key":"k","t_ns":40})" "\n"
+    R"({"seq":2,"process":2,"thread":1,"event":"wait_begin","kernel":"add","key":"k","t_ns":50})" "\n"
+    R"({"seq":3,"process":2,"thread":1,"event":"wait_end","kernel":"add","key":"k","t_ns":70})" "\n"
+    R"({"seq":4,"process":2,"thread":1,"event":"tune_begin","kernel":"add","key":"k","t_ns":80})" "\n"
+    R"({"seq":5,"process":2,"thread":1,"event":"bench","kernel":"add","key":"k","config":"B=1","time_ns":5,"t_ns":90})" "\n"
+    R"({"seq":6,"process":2,"thread":1,"event":"bench","kernel":"add","key":"k","config":"B=2","time_ns":3,"t_ns":100})" "\n"
+    R"({"seq":7,"process":2,"thread":1,"event":"tune_end","kernel":"add","key":"k","config":"B=2","t_ns":110})" "\n"
+    R"({"seq":8,"process":2,"thread":1,"event":"launch","kernel":"add","key":"k","config":"B=2","t_ns":120})" "\n"
+    R"({"seq":9,"process":2,"thread":1,"event":"call_end","kernel":"add","key":"k","config":"B=2","t_ns":130})" "\n";
+
+TEST(CheckSeveralFiles, TheProcessesOfOneRunMergeIntoOneValidTrace) {
+  const std::string owner = write_temp_file("owner_killed.jsonl", kOwnerFile + kExit);
+  const std::string taker = write_temp_file("taker.jsonl", kTakerFile);
+  const CommandResult result = run_safetune("check --json " + owner + " " + taker);
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json.at("events"), 13);
+  EXPECT_EQ(json.at("stats").at("abandoned_attempts"), 1);
+  EXPECT_EQ(json.at("stats").at("successful_tunings"), 1);
+}
+
+TEST(CheckSeveralFiles, AViolationAcrossFilesNamesEachExcerptLinesFile) {
+  const std::string owner = write_temp_file("owner_alive.jsonl", kOwnerFile);  // no exit: still tuning
+  const std::string taker = write_temp_file("taker2.jsonl", kTakerFile);
+  const CommandResult result = run_safetune("check " + owner + " " + taker);
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  EXPECT_NE(result.out.find("R2 (exclusive tuning): thread 1 of process 2 began an attempt"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find(owner + " line 3: "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find(taker + " line 5: "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("merge by t_ns"), std::string::npos) << result.out;
+}
+
+TEST(CheckSeveralFiles, HeadersThatDisagreeAreAnInputErrorNamingTheFile) {
+  const std::string owner = write_temp_file("owner3.jsonl", kOwnerFile + kExit);
+  const std::string other = write_temp_file("black_box.jsonl", R"({"format":"safetune-trace","version":1})" "\n");
+  const CommandResult result = run_safetune("check --json " + owner + " " + other);
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json.at("verdict"), "input_error");
+  EXPECT_EQ(json.at("path"), other);
+  EXPECT_EQ(json.at("line"), 1);
+}
+
+TEST(CheckSeveralFiles, StandardInputMayBeGivenOnce) {
+  const CommandResult result = run_safetune("check - - < /dev/null");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("standard input may be given once"), std::string::npos) << result.err;
+}
+
 TEST(Subjects, ListsReferenceAndHidesTestOnlySubjects) {
   const CommandResult result = run_safetune("subjects");
   EXPECT_EQ(result.exit_code, 0);
