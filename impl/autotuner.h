@@ -79,6 +79,7 @@
 #include "impl/kernel.h"
 #include "impl/launch_choice.h"
 #include "impl/observer.h"
+#include "impl/store/store_link.h"
 #include "impl/sync.h"
 #include "impl/wait_graph.h"
 #include "model/event.h"
@@ -120,6 +121,8 @@ struct BasicTunerOptions {
   // sync policy's default_wait_graph(), which for StdSync is the process's graph. A policy with
   // no default (Relacy) detects no cycle unless given one: a cycle of nested waits deadlocks.
   BasicWaitGraph<Sync>* wait_graph = nullptr;
+  // The results store shared with other processes (impl/store/); its store null: in memory only.
+  StoreOptions results{};
 };
 using TunerOptions = BasicTunerOptions<StdSync>;
 
@@ -152,7 +155,7 @@ class BasicAutotuner {
 
   // What a call on a not-yet-tuned key does, decided under the key lock.
   struct Route {
-    enum Kind { Launch, Own, Fail, Reentrant, Cycle } kind = Launch;
+    enum Kind { Launch, Own, Fail, Reentrant, Cycle, LookUp } kind = Launch;
     const LaunchChoice* launch = nullptr;  // Launch
     AttemptPtr attempt{};                  // Own
     std::string error{};                   // Fail, Reentrant, Cycle
@@ -160,21 +163,51 @@ class BasicAutotuner {
 
   // Out of line, like report(): a tuned call's code is then a few contiguous lines (see call()).
   [[gnu::noinline]] const Config& call_untuned(Entry& entry, const Invocation& inv);
-  Route route(Entry& entry, const Invocation& inv, typename Sync::Lock& lock,
-              Yield& yield) SAFETUNE_REQUIRES(entry.mutex);
+  // may_look_up: with a store, a call that would wait for (or fall back beside) this process's
+  // owner looks the entry up first (Route::LookUp), outside the key lock.
+  Route route(Entry& entry, const Invocation& inv, typename Sync::Lock& lock, Yield& yield,
+              bool may_look_up) SAFETUNE_REQUIRES(entry.mutex);
   Route begin_attempt(Entry& entry, const Invocation& inv) SAFETUNE_REQUIRES(entry.mutex);
   Route reenter(const Entry& entry);
   Route close_cycle(const Entry& entry, const std::string& cycle);
   Route wait_for(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
                  typename Sync::Lock& lock, Yield& yield) SAFETUNE_REQUIRES(entry.mutex);
 
-  int run_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt);
+  // What the owner of an attempt publishes to the results store, with its claim on the entry.
+  struct Publication {
+    const StoreClaim* claim = nullptr;
+    EntryId id{};
+    std::vector<BenchTime> times{};
+  };
+
+  // The in-process owner of a cold key, with a results store: a hit, a wait for another process's
+  // attempt, or an attempt of its own under the entry's claim.
+  const Config& call_through_store(Entry& entry, const Invocation& inv, const AttemptPtr& attempt);
+  std::unique_ptr<StoreClaim> wait_for_claim(Entry& entry, const Invocation& inv, const EntryId& id);
+  // Under the entry's claim: the entry another process published, or the one a rejected entry
+  // leaves (quarantined): nullopt.
+  std::optional<std::size_t> load_claimed(Entry& entry, const Invocation& inv, const EntryId& id,
+                                          const StoreClaim& claim);
+  // A call beside this process's owner: the store's valid winner; or none.
+  std::optional<std::size_t> look_up_beside_owner(Entry& entry, const Invocation& inv);
+  // A lookup, reported as this call's load when it found an entry (valid or rejected).
+  StoreLookup look_up(const Entry& entry, const Invocation& inv, const EntryId& id);
+  // The attempt ends with the store's winner (its load reported), published in this process as
+  // its tune_end would.
+  const Config& settle_loaded(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, std::size_t winner);
+  // The attempt ends with no result and the key is Cold again (another process owns the entry).
+  void give_back(Entry& entry, const AttemptPtr& attempt) SAFETUNE_EXCLUDES(entry.mutex);
+
+  int run_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
+                  Publication* publication = nullptr);
   std::optional<double> bench_one(const Invocation& inv, const Config& config,
                                   std::string& failures);
   double measure(const Invocation& inv, const Config& config);
   // Publishes the winner, or fails the attempt with `error` (moved in: no allocation).
   void finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
-                      std::string error) SAFETUNE_EXCLUDES(entry.mutex);
+                      std::string error, const Publication* publication = nullptr) SAFETUNE_EXCLUDES(entry.mutex);
+  void publish_to_store(const Publication& publication, int winner) const noexcept;
+  void withdraw_from_store(std::string_view key) const noexcept;
   void abort_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
                      std::size_t first_unreported, const char* what) noexcept SAFETUNE_EXCLUDES(entry.mutex);
 
@@ -195,6 +228,7 @@ class BasicAutotuner {
   const std::vector<LaunchChoice> choices_;  // one per config of space_, in order
   const LaunchChoice fallback_;              // config null when options_ has no fallback
   BasicWaitGraph<Sync>* const wait_graph_;   // null: cycles are not detected
+  const StoreLink store_;                    // not enabled: in memory only
   KeyIndex<Sync, Entry> index_;
 };
 
@@ -260,7 +294,8 @@ BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options 
       prepared_(autotuner_detail::prepare_all(kernel_, space_, options_.fallback)),
       choices_(autotuner_detail::choices_of(space_, prepared_)),
       fallback_(autotuner_detail::fallback_choice_of(options_.fallback, prepared_)),
-      wait_graph_(options_.wait_graph != nullptr ? options_.wait_graph : default_wait_graph<Sync>()) {}
+      wait_graph_(options_.wait_graph != nullptr ? options_.wait_graph : default_wait_graph<Sync>()),
+      store_(options_.results, kernel_.name(), space_) {}
 
 // The tuned path. On a GPU it runs between two launches of the driver, whose own code evicts
 // this code and its data from the core's caches and predictors, so its cost is mostly the
@@ -281,9 +316,13 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
   // key lock is released (bench_lock.h explains the deadlock this avoids).
   Yield yield(options_.bench_lock);
   Route next;
-  {
-    typename Sync::Lock lock(entry.mutex);
-    next = route(entry, inv, lock, yield);
+  for (bool may_look_up = store_.enabled();; may_look_up = false) {
+    {
+      typename Sync::Lock lock(entry.mutex);
+      next = route(entry, inv, lock, yield, may_look_up);
+    }
+    if (next.kind != Route::LookUp) break;
+    if (auto winner = look_up_beside_owner(entry, inv)) return launch(inv, choices_[*winner]);
   }
   switch (next.kind) {
     case Route::Launch: return launch(inv, *next.launch);
@@ -291,7 +330,9 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
     case Route::Reentrant: throw ReentrantTuning(next.error);
     case Route::Cycle: throw TuningCycle(next.error);
     case Route::Own: break;
+    case Route::LookUp: break;  // not left by the loop above
   }
+  if (store_.enabled()) return call_through_store(entry, inv, next.attempt);
   const int winner = run_attempt(entry, inv, next.attempt);
   return launch(inv, choices_[static_cast<std::size_t>(winner)]);
 }
@@ -300,7 +341,7 @@ template <class Sync>
 typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::route(Entry& entry,
                                                                  const Invocation& inv,
                                                                  typename Sync::Lock& lock,
-                                                                 Yield& yield) {
+                                                                 Yield& yield, bool may_look_up) {
   switch (entry.state.get()) {
     case KeyState::Cold: return begin_attempt(entry, inv);
     case KeyState::Tuned: {
@@ -311,6 +352,9 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::route(Entry& entry,
   }
   AttemptPtr attempt = entry.attempt.get();
   if (attempt->owner == Sync::thread_id()) return reenter(entry);
+  // The owner may be looking the entry up, or waiting on another process: a winner another
+  // process published before this call began must be found without waiting (R10) or falling back.
+  if (may_look_up) return {.kind = Route::LookUp};
   if (options_.wait == WaitPolicy::Fallback) return {.kind = Route::Launch, .launch = &fallback_};
   return wait_for(entry, inv, attempt, lock, yield);
 }
@@ -323,7 +367,8 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::begin_attempt(Entry& 
   auto attempt = std::make_shared<Attempt<Sync>>(id, Sync::thread_id());
   entry.attempt.set(attempt);
   entry.state.set(KeyState::Tuning);
-  report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
+  // With a store, the attempt may yet be a load: call_through_store reports it when it tunes.
+  if (!store_.enabled()) report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
   return {.kind = Route::Own, .attempt = std::move(attempt)};
 }
 
@@ -371,7 +416,7 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
 
 template <class Sync>
 int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
-                                      const AttemptPtr& attempt) {
+                                      const AttemptPtr& attempt, Publication* publication) {
   int best = -1;
   double best_time = 0;
   std::string failures;
@@ -380,6 +425,7 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
   try {
     for (; next < space_.size(); ++next) {
       const std::optional<double> time = bench_one(inv, space_[next], failures);
+      if (time && publication != nullptr) publication->times.push_back({.config = space_[next].str(), .time_ns = *time});
       if (time && (best < 0 || *time < best_time)) {  // strict: a tie keeps the earlier config
         best = static_cast<int>(next);
         best_time = *time;
@@ -396,7 +442,7 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
     abort_attempt(entry, inv, attempt, next, "unknown exception");
     throw;
   }
-  finish_attempt(entry, inv, attempt, best, std::move(error));
+  finish_attempt(entry, inv, attempt, best, std::move(error), publication);
   // The owner reads back its own write: the attempt is finished, so a failure to copy the
   // message here (out of memory) leaves no key in Tuning.
   if (best < 0) throw TuningFailed(attempt->error.get());
@@ -471,10 +517,14 @@ double BasicAutotuner<Sync>::measure(const Invocation& inv, const Config& config
 template <class Sync>
 void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
                                           const AttemptPtr& attempt, int winner,
-                                          std::string error) {
+                                          std::string error, const Publication* publication) {
   typename Sync::Lock lock(entry.mutex);
   if (winner >= 0) {
     const auto& config = space_[static_cast<std::size_t>(winner)];
+    // Before tune_end: a call that begins after the event, in any process, finds the entry (R10).
+    // A load elsewhere may then be recorded before this tune_end, which the model reads as a
+    // load of the winner that this attempt publishes.
+    if (publication != nullptr && publication->claim != nullptr) publish_to_store(*publication, winner);
     report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), &config.str());
     // release: a lock-free reader that sees the winner also sees tune_end reported before it.
     entry.winner.store(&choices_[static_cast<std::size_t>(winner)], std::memory_order_release);
@@ -492,6 +542,139 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
   entry.attempt_finished.notify_all();
 }
 
+// The cross-process path of a cold key's in-process owner (DESIGN.md, "Across processes"):
+//   1. a valid entry in the store is a hit: loaded, and launched with no benchmark;
+//   2. otherwise the owner takes the entry's claim: at once if it is free; if another process
+//      holds it, policy Fallback launches the fallback (the key stays Cold here), and policy Block
+//      waits until the holder publishes or dies, reported as a wait;
+//   3. under the claim, an entry published meanwhile is loaded, and a rejected one is reported,
+//      warned of and quarantined; with none, the owner tunes, and publishes before it launches.
+// A store that fails (StoreError) is warned of once, and the key is tuned locally: no call hangs
+// on it and no unvalidated config is launched.
+template <class Sync>
+const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invocation& inv,
+                                                       const AttemptPtr& attempt) {
+  Publication publication{.claim = nullptr, .id = store_.id_of(entry.key), .times = {}};
+  std::unique_ptr<StoreClaim> claim;
+  try {
+    if (const StoreLookup found = look_up(entry, inv, publication.id); found.kind == StoreLookup::Hit)
+      return settle_loaded(entry, inv, attempt, found.winner);
+    claim = store_.store().claim(publication.id, ResultsStore::ClaimMode::Try);
+    if (!claim && options_.wait == WaitPolicy::Fallback) {
+      give_back(entry, attempt);
+      return launch(inv, fallback_);
+    }
+    if (!claim) claim = wait_for_claim(entry, inv, publication.id);
+    if (auto winner = load_claimed(entry, inv, publication.id, *claim)) return settle_loaded(entry, inv, attempt, *winner);
+  } catch (const StoreError& e) {
+    store_.warn_failure(e.what());
+    claim.reset();
+  }
+  {
+    typename Sync::Lock lock(entry.mutex);
+    report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
+  }
+  publication.claim = claim.get();
+  const int winner = run_attempt(entry, inv, attempt, &publication);
+  claim.reset();  // published (or failed): the next process may look
+  return launch(inv, choices_[static_cast<std::size_t>(winner)]);
+}
+
+// Another process owns the entry's attempt: wait until it publishes or dies (its claim dies with it).
+template <class Sync>
+std::unique_ptr<StoreClaim> BasicAutotuner<Sync>::wait_for_claim(Entry& entry, const Invocation& inv, const EntryId& id) {
+  report(model::EventKind::WaitBegin, entry.key, inv.stream.id());
+  std::unique_ptr<StoreClaim> claim;
+  try {
+    claim = store_.store().claim(id, ResultsStore::ClaimMode::Wait);
+  } catch (...) {
+    report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
+    throw;
+  }
+  report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
+  return claim;
+}
+
+template <class Sync>
+std::optional<std::size_t> BasicAutotuner<Sync>::load_claimed(Entry& entry, const Invocation& inv,
+                                                               const EntryId& id, const StoreClaim& claim) {
+  const StoreLookup found = look_up(entry, inv, id);
+  if (found.kind == StoreLookup::Hit) return found.winner;
+  if (found.kind == StoreLookup::Miss) return std::nullopt;
+  store_.warn_rejected(id, found.reason);
+  store_.store().quarantine(claim, id, found.reason);
+  return std::nullopt;
+}
+
+template <class Sync>
+std::optional<std::size_t> BasicAutotuner<Sync>::look_up_beside_owner(Entry& entry, const Invocation& inv) {
+  try {
+    const StoreLookup found = look_up(entry, inv, store_.id_of(entry.key));
+    if (found.kind != StoreLookup::Hit) return std::nullopt;  // the owner quarantines a rejected entry
+    return found.winner;
+  } catch (const StoreError& e) {
+    store_.warn_failure(e.what());
+    return std::nullopt;
+  }
+}
+
+// Every entry a call reads is in its trace: a valid one as the load of its winner, a rejected one
+// as a load with the reason (and the winner it named, when known), so that the model sees the
+// store lose the key before the call waits for it to be tuned again (R10, R3).
+template <class Sync>
+StoreLookup BasicAutotuner<Sync>::look_up(const Entry& entry, const Invocation& inv, const EntryId& id) {
+  StoreLookup found = store_.lookup(id);
+  if (found.kind == StoreLookup::Hit) {
+    report(model::EventKind::Load, entry.key, inv.stream.id(), &space_[found.winner].str());
+  } else if (found.kind == StoreLookup::Rejected) {
+    const std::string* named = found.rejected_winner.empty() ? nullptr : &found.rejected_winner;
+    report(model::EventKind::Load, entry.key, inv.stream.id(), named, &found.reason);
+  }
+  return found;
+}
+
+template <class Sync>
+const Config& BasicAutotuner<Sync>::settle_loaded(Entry& entry, const Invocation& inv,
+                                                  const AttemptPtr& attempt, std::size_t winner) {
+  {
+    typename Sync::Lock lock(entry.mutex);
+    // release: as in finish_attempt, a reader that sees the winner sees the load (look_up)
+    // reported.
+    entry.winner.store(&choices_[winner], std::memory_order_release);
+    entry.state.set(KeyState::Tuned);
+    attempt->winner.set(static_cast<int>(winner));
+    attempt->done.set(true);
+    if (attempt->waited_on.get() && wait_graph_ != nullptr) wait_graph_->attempt_finished(attempt.get());
+    entry.attempt.set(nullptr);
+    entry.attempt_finished.notify_all();
+  }
+  return launch(inv, choices_[winner]);
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::give_back(Entry& entry, const AttemptPtr& attempt) {
+  typename Sync::Lock lock(entry.mutex);
+  entry.state.set(KeyState::Cold);
+  attempt->done.set(true);  // winner -1: a waiter (none under policy Fallback) would see a failure
+  attempt->error.set(where(entry.key) + ": another process is tuning this key");
+  if (attempt->waited_on.get() && wait_graph_ != nullptr) wait_graph_->attempt_finished(attempt.get());
+  entry.attempt.set(nullptr);
+  entry.attempt_finished.notify_all();
+}
+
+// Under the key lock, just before tune_end: the winner goes to the store once. A failing store is
+// warned of; the winner stays published in this process (the documented tune-locally policy).
+template <class Sync>
+void BasicAutotuner<Sync>::publish_to_store(const Publication& publication, int winner) const noexcept {
+  try {
+    (void)store_.publish(*publication.claim, publication.id, static_cast<std::size_t>(winner), publication.times);
+  } catch (const std::exception& e) {
+    store_.warn_failure(e.what());
+  } catch (...) {
+    store_.warn_failure("the results store failed");
+  }
+}
+
 template <class Sync>
 void BasicAutotuner<Sync>::invalidate(std::string_view key) {
   // Not find_or_insert(): invalidating a key never called must not grow the index. Not a plain
@@ -500,7 +683,7 @@ void BasicAutotuner<Sync>::invalidate(std::string_view key) {
   // lock, so a first call of the key is ordered wholly after this invalidate.
   Entry* const found =
       index_.find_or_on_miss(key, [&] { report(model::EventKind::Invalidate, key, -1); });
-  if (found == nullptr) return;
+  if (found == nullptr) return withdraw_from_store(key);
   Entry& entry = *found;
   typename Sync::Lock lock(entry.mutex);
   if (entry.state.get() == KeyState::Tuned) {
@@ -510,6 +693,20 @@ void BasicAutotuner<Sync>::invalidate(std::string_view key) {
     entry.state.set(KeyState::Cold);
   }
   report(model::EventKind::Invalidate, entry.key, -1);
+  // After the event, as its effect across processes: a load elsewhere is ordered after it.
+  withdraw_from_store(key);
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::withdraw_from_store(std::string_view key) const noexcept {
+  if (!store_.enabled()) return;
+  try {
+    store_.store().withdraw(store_.id_of(key));
+  } catch (const std::exception& e) {
+    store_.warn_failure(e.what());
+  } catch (...) {
+    store_.warn_failure("the results store failed");
+  }
 }
 
 template <class Sync>

@@ -109,7 +109,7 @@ void on_call_begin(StepContext& step) {
   for_each_choice(step, [&call](StepContext& in) {
     Choice& choice = *in.choice;
     CallView& view = choice.views[call.begin_seq];
-    view.began_tuned = choice.winner.has_value();
+    view.began_tuned = choice.winner.has_value() && !choice.entry_rejected;
     view.reentrant = std::any_of(choice.in_flight.begin(), choice.in_flight.end(),
                                  [&](const Attempt& attempt) { return attempt.owner == call.thread; });
   });

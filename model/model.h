@@ -188,6 +188,10 @@ struct Choice {
   std::vector<PendingLaunch> pending{};      // black-box
   // R12: the config that loads of the key returned since the last invalidate (they must agree).
   std::optional<std::string> loaded{};
+  // A load rejected the key's entry (damaged, foreign) and nothing was published since: the store
+  // holds no winner, so a new attempt is no R3 duplicate and a call that begins now may wait
+  // (R10). A winner still published in memory stays a valid answer to launch.
+  bool entry_rejected = false;
   // Black-box R12: a load that returned a config while the published winner was an undecided
   // one: that owner's launch must be it. Owner call -> (config, the load's seq).
   std::map<std::int64_t, std::pair<std::string, std::int64_t>> loaded_undecided{};

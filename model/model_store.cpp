@@ -7,6 +7,10 @@
 // config, when the trace gives it, is the rejected entry's winner, which the call must not launch
 // unless an attempt published it after that load (R13).
 //
+// A rejected load means the store holds no valid entry of the key: as for an invalidate, a new
+// attempt is no R3 duplicate and a waiting call no R10 break; unlike one, the winner a process
+// may still hold in memory stays a valid answer to launch.
+//
 // An exit ends its process: its open calls are gone (not hangs, R7), and the attempts they owned
 // are abandoned: neither a success nor a failure. A waiter of an abandoned attempt may take over
 // (a new attempt is a retry, not R3), and has no reason from it to raise (R14).
@@ -44,6 +48,16 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
   choice.succeeded_since_invalidate = true;
   choice.last_success_seq = e.seq;
   choice.r3_note.clear();
+}
+
+// The store lost the key's entry: tuning it again is no duplicate (R3), and a call that begins now
+// may wait for that tuning (R10). Loads since no longer need agree with what comes next (R12).
+void entry_rejected_in_choice(StepContext& step) {
+  Choice& choice = *step.choice;
+  choice.entry_rejected = true;
+  choice.succeeded_since_invalidate = false;
+  choice.loaded.reset();
+  choice.history.last_invalidate_seq = step.event.seq;
 }
 
 // An exit's step on one call of its process: the same event, seen on the call's key, so that the
@@ -102,6 +116,7 @@ void on_load(StepContext& step) {
   if (e.error) {
     ++step.state.stats.rejected_loads;
     if (e.config) call->rejected[*e.config] = e.seq;
+    for_each_choice(step, [](StepContext& in) { entry_rejected_in_choice(in); });
     return;
   }
   ++step.state.stats.loads;

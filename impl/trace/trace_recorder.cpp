@@ -97,6 +97,11 @@ TraceRecorder::~TraceRecorder() {
 
 void TraceRecorder::bind_thread(int index) { this_thread_bound_index = index; }
 
+void TraceRecorder::as_process(model::Name process, std::chrono::steady_clock::time_point origin) {
+  process_ = std::move(process);
+  start_ = origin;
+}
+
 int TraceRecorder::name_for_new_log(int bound_index) noexcept {
   int free = next_free_index_.load(std::memory_order_relaxed);
   for (;;) {
@@ -167,6 +172,7 @@ void TraceRecorder::append(const ObservedEvent& observed) noexcept {
   try {
     model::Event event = event_from(observed);
     event.thread = model::Name::integer(log->index);
+    event.process = process_;
     // relaxed: see the contract; the RMW's place in the counter's order is the event's place.
     event.seq = next_seq_.fetch_add(1, std::memory_order_relaxed) + 1;
     event.t_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();

@@ -15,6 +15,11 @@
 //     may have their effects in either order.
 //   - t_ns is steady_clock time since the recorder was built, taken just after the seq: it never
 //     decreases along one thread's events, but two threads' clocks may be a little out of seq order.
+//     A process of a multi-process run (as_process()) takes it from an origin all its processes
+//     share instead, so that their files merge by t_ns (docs/trace-format.md, "Several
+//     processes"); steady_clock is the machine's monotonic clock. A report comes after the
+//     observation it reports (a load) and before the effect that follows it (a publication), so
+//     t_ns shows causality across processes.
 //   - An event that cannot be stored (out of memory) is counted in lost(), never dropped
 //     silently, and takes no seq: the trace has no gaps, and a run with lost() > 0 is incomplete.
 //     From the first lost event on, every event is counted as lost without being tried.
@@ -65,6 +70,9 @@ class TraceRecorder : public Observer {
   // Each event waits a uniform [0, max_delay] before taking its seq with this probability (0:
   // never, the default). Call it before any thread records.
   void delay_before_seq(double probability, std::chrono::nanoseconds max_delay);
+  // Every event names this process, and t_ns counts from `origin`, shared by the processes of the
+  // run. Call it before any thread records.
+  void as_process(model::Name process, std::chrono::steady_clock::time_point origin);
 
   void record(const ObservedEvent& event) noexcept override;
   void call_begin(std::string_view kernel, std::string_view key, int stream) noexcept;
@@ -93,7 +101,8 @@ class TraceRecorder : public Observer {
   void append(const ObservedEvent& observed) noexcept;
 
   const model::Header header_;
-  const std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point start_;
+  std::optional<model::Name> process_;
   const std::uint64_t recorder_id_;  // tells this recorder's thread logs from other recorders'
   // relaxed everywhere: a counter whose RMWs order the events (see the contract); no data is
   // published through it.

@@ -1,0 +1,191 @@
+#include "impl/store/directory_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+namespace safetune {
+namespace {
+
+std::string os_reason(int error) { return std::strerror(error); }
+
+[[noreturn]] void fail(const std::string& what, const std::string& path, int error) {
+  throw StoreError("results store: cannot " + what + " '" + path + "': " + os_reason(error));
+}
+
+std::string hex64(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string random_part() {
+  static thread_local std::mt19937_64 bits{std::random_device{}()};
+  return hex64(bits());
+}
+
+void make_directory(const std::string& path) {
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) fail("create the directory", path, errno);
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) fail("read", path, errno);
+  if (!S_ISDIR(info.st_mode)) throw StoreError("results store: '" + path + "' is not a directory");
+}
+
+// A file descriptor closed when it goes out of scope.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+void write_all(int fd, const std::string& text, const std::string& path) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("write", path, errno);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "host";
+  std::string host(name);
+  for (char& c : host)
+    if (c == '/' || c == '.') c = '_';
+  return host;
+}
+
+// A held claim: the lock file's open file description, whose OFD lock lasts until it is closed
+// (or its process dies).
+class DirectoryClaim final : public StoreClaim {
+ public:
+  explicit DirectoryClaim(int fd) : fd_(fd) {}
+  ~DirectoryClaim() override { ::close(fd_); }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+DirectoryStore::DirectoryStore(std::string directory) : directory_(std::move(directory)) {
+  while (directory_.size() > 1 && directory_.back() == '/') directory_.pop_back();
+  make_directory(directory_);
+  make_directory(directory_ + "/quarantine");
+  make_directory(directory_ + "/withdrawn");
+}
+
+std::string DirectoryStore::entry_name(const EntryId& id) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const std::string* part : {&id.kernel, &id.key, &id.device}) {
+    for (const char c : *part + std::string(1, '\0')) {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 1099511628211ull;
+    }
+  }
+  return hex64(hash);
+}
+
+std::string DirectoryStore::path_of(const EntryId& id, const char* suffix) const {
+  return directory_ + "/" + entry_name(id) + suffix;
+}
+
+std::string DirectoryStore::where(const EntryId& id) const { return path_of(id, ".json"); }
+
+std::optional<std::string> DirectoryStore::read(const EntryId& id) {
+  const std::string path = where(id);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    fail("open", path, errno);
+  }
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("read", path, errno);
+    if (n == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+std::unique_ptr<StoreClaim> DirectoryStore::claim(const EntryId& id, ClaimMode mode) {
+  const std::string path = path_of(id, ".lock");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) fail("open the lock file", path, errno);
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+  for (;;) {
+    if (::fcntl(fd, mode == ClaimMode::Wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) == 0)
+      return std::make_unique<DirectoryClaim>(fd);
+    const int error = errno;
+    if (error == EINTR) continue;
+    ::close(fd);
+    if (mode == ClaimMode::Try && (error == EAGAIN || error == EACCES)) return nullptr;
+    fail("lock", path, error);
+  }
+}
+
+bool DirectoryStore::publish(const StoreClaim&, const EntryId& id, const std::string& text) {
+  const std::string temp = directory_ + "/.tmp." + host_name() + "." + std::to_string(::getpid()) + "." + random_part();
+  {
+    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (fd.get() < 0) fail("create", temp, errno);
+    try {
+      write_all(fd.get(), text, temp);
+      if (::fsync(fd.get()) != 0) fail("fsync", temp, errno);
+    } catch (...) {
+      ::unlink(temp.c_str());
+      throw;
+    }
+  }
+  const std::string path = where(id);
+  const bool linked = ::link(temp.c_str(), path.c_str()) == 0;
+  const int error = errno;
+  ::unlink(temp.c_str());
+  if (!linked && error != EEXIST) fail("publish", path, error);
+  sync_directory();
+  return linked;
+}
+
+void DirectoryStore::move_aside(const EntryId& id, const std::string& folder, const std::string* reason) {
+  const std::string stem = directory_ + "/" + folder + "/" + entry_name(id) + "." + random_part();
+  if (reason != nullptr) {
+    Fd fd(::open((stem + ".reason").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (fd.get() >= 0) write_all(fd.get(), *reason + "\n", stem + ".reason");
+  }
+  if (::rename(where(id).c_str(), (stem + ".json").c_str()) != 0 && errno != ENOENT) fail("move aside", where(id), errno);
+  sync_directory();
+}
+
+void DirectoryStore::quarantine(const StoreClaim&, const EntryId& id, const std::string& reason) {
+  move_aside(id, "quarantine", &reason);
+}
+
+void DirectoryStore::withdraw(const EntryId& id) { move_aside(id, "withdrawn", nullptr); }
+
+void DirectoryStore::sync_directory() const {
+  Fd fd(::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) fail("open", directory_, errno);
+  if (::fsync(fd.get()) != 0) fail("fsync", directory_, errno);
+}
+
+}  // namespace safetune

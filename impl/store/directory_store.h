@@ -1,0 +1,50 @@
+// The directory store: the results store of one machine, with no server (DESIGN.md, "Across
+// processes"). Every process of the machine that opens the same directory shares its entries.
+//
+// Layout of DIR:
+//   <name>.json         an entry, published whole (entry_codec.h); <name> is a hash of (kernel,
+//                       key, device), so any key is a safe file name
+//   <name>.lock         the entry's claim: an OFD lock (F_OFD_SETLK) held for the whole attempt.
+//                       The kernel drops it when its holder dies, even on SIGKILL, so a killed
+//                       owner blocks no one and no time-out guess is needed
+//   .tmp.<host>.<pid>.<random>   a publication being written
+//   quarantine/<name>.<random>.json and .reason   damaged or foreign entries, kept with why
+//   withdrawn/<name>.<random>.json                entries that invalidate() withdrew
+//
+// Publication: write the temp file in DIR, fsync it, link() it to <name>.json (which fails if an
+// entry is there: published once), unlink the temp name, fsync DIR. A reader sees a whole entry
+// or none, and after a crash the entry is either fully there or absent.
+#pragma once
+
+#include <string>
+
+#include "impl/store/results_store.h"
+
+namespace safetune {
+
+class DirectoryStore final : public ResultsStore {
+ public:
+  // Creates DIR (and its quarantine/ and withdrawn/ folders) if needed; StoreError naming the
+  // path and the OS's reason when it cannot.
+  explicit DirectoryStore(std::string directory);
+
+  std::optional<std::string> read(const EntryId& id) override;
+  std::unique_ptr<StoreClaim> claim(const EntryId& id, ClaimMode mode) override;
+  bool publish(const StoreClaim& claim, const EntryId& id, const std::string& text) override;
+  void quarantine(const StoreClaim& claim, const EntryId& id, const std::string& reason) override;
+  void withdraw(const EntryId& id) override;
+  std::string where(const EntryId& id) const override;
+
+  const std::string& directory() const { return directory_; }
+  // The file name stem of an entry: a hash of (kernel, key, device).
+  static std::string entry_name(const EntryId& id);
+
+ private:
+  std::string path_of(const EntryId& id, const char* suffix) const;
+  void sync_directory() const;
+  void move_aside(const EntryId& id, const std::string& folder, const std::string* reason);
+
+  std::string directory_;
+};
+
+}  // namespace safetune

@@ -1,0 +1,66 @@
+// What one autotuner needs of its results store: its entries' ids, lookups validated against its
+// fingerprint and space, publication of its winners, and its warnings. The autotuner's own
+// cross-process steps (autotuner.h, call_through_store) are written with it.
+//
+// Warnings: each rejected entry once, naming the file and the reason (it is then quarantined, so
+// it is not read again), and the first store failure (after which the autotuner tunes locally:
+// a failing store never hangs a call and never launches an unvalidated config).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/config.h"
+#include "impl/store/entry_codec.h"
+#include "impl/store/results_store.h"
+
+namespace safetune {
+
+// The store options of an autotuner.
+struct StoreOptions {
+  ResultsStore* store = nullptr;  // null: in memory only (each process tunes, nothing outlives it)
+  DeviceIdentity device{};        // the device part of the entries' fingerprint
+  std::function<void(const std::string&)> warn{};  // null: standard error
+};
+
+// A lookup: a valid winner (its index in the space), an entry rejected (why, and its winner when
+// it could be read), or no entry.
+struct StoreLookup {
+  enum Kind { Miss, Hit, Rejected } kind = Miss;
+  std::size_t winner = 0;      // Hit
+  std::string reason{};        // Rejected
+  std::string rejected_winner{};  // Rejected, when known
+};
+
+class StoreLink {
+ public:
+  StoreLink(const StoreOptions& options, const std::string& kernel, const ConfigSpace& space);
+  ~StoreLink();
+
+  bool enabled() const { return store_ != nullptr; }
+  ResultsStore& store() const { return *store_; }
+  EntryId id_of(std::string_view key) const;
+  StoreLookup lookup(const EntryId& id) const;  // StoreError from the store passes through
+  // Publishes the winner and the attempt's times; false when an entry was already there.
+  bool publish(const StoreClaim& claim, const EntryId& id, std::size_t winner, const std::vector<BenchTime>& times) const;
+  void warn_rejected(const EntryId& id, const std::string& reason) const noexcept;
+  // The first failure only: the autotuner then tunes locally.
+  void warn_failure(const char* what) const noexcept;
+
+ private:
+  ResultsStore* const store_;
+  const DeviceIdentity device_;
+  const std::function<void(const std::string&)> warn_;
+  const ConfigSpace& space_;
+  const Fingerprint fingerprint_;
+  // Kept out of this header, which the model checkers' builds include with their own atomics.
+  struct FailureWarned;
+  const std::unique_ptr<FailureWarned> failure_warned_;
+};
+
+}  // namespace safetune
