@@ -168,11 +168,14 @@ bool DirectoryStore::publish(const StoreClaim&, const EntryId& id, const std::st
 
 void DirectoryStore::move_aside(const EntryId& id, const std::string& folder, const std::string* reason) {
   const std::string stem = directory_ + "/" + folder + "/" + entry_name(id) + "." + random_part();
-  if (reason != nullptr) {
+  if (::rename(where(id).c_str(), (stem + ".json").c_str()) != 0) {
+    if (errno == ENOENT) return;  // nothing there (withdrawn or quarantined already)
+    fail("move aside", where(id), errno);
+  }
+  if (reason != nullptr) {  // beside it, why (best effort: the entry is out of the way already)
     Fd fd(::open((stem + ".reason").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() >= 0) write_all(fd.get(), *reason + "\n", stem + ".reason");
   }
-  if (::rename(where(id).c_str(), (stem + ".json").c_str()) != 0 && errno != ENOENT) fail("move aside", where(id), errno);
   sync_directory();
 }
 
