@@ -192,9 +192,6 @@ struct Choice {
   // holds no winner, so a new attempt is no R3 duplicate and a call that begins now may wait
   // (R10). A winner still published in memory stays a valid answer to launch.
   bool entry_rejected = false;
-  // Black-box R12: a load that returned a config while the published winner was an undecided
-  // one: that owner's launch must be it. Owner call -> (config, the load's seq).
-  std::map<std::int64_t, std::pair<std::string, std::int64_t>> loaded_undecided{};
   // Not part of the state proper (same_state() leaves them out): what this choice broke so far,
   // how many duplicate tunings it counted, and what R3's message adds (an invalidate that fell
   // while an attempt was in flight, and so did not withdraw that attempt's later winner).

@@ -314,8 +314,7 @@ bool Choice::same_state(const Choice& other) const {
   return in_flight == other.in_flight && winner == other.winner &&
          succeeded_since_invalidate == other.succeeded_since_invalidate && history == other.history &&
          views == other.views && chosen_ends == other.chosen_ends && pending_invalidates == other.pending_invalidates &&
-         pending == other.pending && loaded == other.loaded && loaded_undecided == other.loaded_undecided &&
-         entry_rejected == other.entry_rejected;
+         pending == other.pending && loaded == other.loaded && entry_rejected == other.entry_rejected;
 }
 
 }  // namespace safetune::model

@@ -126,9 +126,6 @@ void on_exit(StepContext& step);
 // R13, in the choice being advanced: a launch of a config that a load of the same call rejected,
 // with no publication of it since that load.
 void judge_rejected_launch(StepContext& step, const OpenCall& call);
-// Black-box R12, in the choice being advanced: `owner_call` launched `config`, its attempt's
-// winner; a load that returned its undecided winner must have returned this.
-void settle_loaded_undecided(StepContext& step, std::int64_t owner_call, const std::string& config);
 
 // --- the wait graph: R11 (model_wait_cycle.cpp) ---
 // White-box: the id of the attempt in flight on `key` that a wait_begin now waits on (0: none).

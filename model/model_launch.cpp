@@ -121,7 +121,6 @@ void judge_black_box_launch(StepContext& step, const OpenCall& call, const CallV
   judge_benches(step, attempt_id, call.key, *e.config);
   decide_winner(choice, call.begin_seq, *e.config);
   settle_pending(step, call.begin_seq, *e.config);
-  settle_loaded_undecided(step, call.begin_seq, *e.config);
 }
 
 }  // namespace

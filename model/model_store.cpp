@@ -28,20 +28,17 @@ std::string published_text(const Choice& choice) {
 }
 
 // R12 in one choice: the load must return the published winner, and agree with the loads since
-// the last invalidate. A load of an undecided winner (black-box) is checked when its owner launches.
+// the last invalidate. A black-box winner still undecided (its owner has not launched) may be it.
 void load_in_choice(StepContext& step, const OpenCall& call, const std::string& config) {
   const Event& e = step.event;
   Choice& choice = *step.choice;
   auto head = [&] { return thread_text(thread_of(e)) + " loaded " + printable(config) + " for " + call.key.show() + " at " + seq_text(e.seq); };
-  if (choice.winner && *choice.winner != config) {
-    if (auto owner = undecided_owner(*choice.winner)) choice.loaded_undecided.emplace(*owner, std::pair{config, e.seq});
-    else
-      return report_in_choice(step, Rule::R12, {choice.last_success_seq, e.seq},
-                              head() + ", but the key's published winner is " + published_text(choice));
-  } else if (choice.loaded && *choice.loaded != config) {
+  if (choice.winner && *choice.winner != config && !undecided_owner(*choice.winner))
+    return report_in_choice(step, Rule::R12, {choice.last_success_seq, e.seq},
+                            head() + ", but the key's published winner is " + published_text(choice));
+  if (choice.loaded && *choice.loaded != config)
     return report_in_choice(step, Rule::R12, {e.seq},
                             head() + ", but an earlier load since the last invalidate returned " + printable(*choice.loaded));
-  }
   choice.loaded = config;
   if (choice.winner) return;
   publish_winner(choice, config, e.seq, e.seq);  // an entry from before the trace: now published
@@ -155,19 +152,6 @@ void judge_rejected_launch(StepContext& step, const OpenCall& call) {
                    thread_text(thread_of(e)) + " launched " + printable(*e.config) + " on " + call.key.show() + " at " +
                        seq_text(e.seq) + ", the winner of the entry its load rejected at " + seq_text(rejected->second) +
                        ", and no attempt published it since");
-}
-
-void settle_loaded_undecided(StepContext& step, std::int64_t owner_call, const std::string& config) {
-  Choice& choice = *step.choice;
-  auto it = choice.loaded_undecided.find(owner_call);
-  if (it == choice.loaded_undecided.end()) return;
-  const auto [loaded, load_seq] = it->second;
-  choice.loaded_undecided.erase(it);
-  if (loaded != config)
-    report_in_choice(step, Rule::R12, {load_seq, step.event.seq},
-                     "a load at " + seq_text(load_seq) + " returned " + printable(loaded) + " for " +
-                         key_of(step.event).show() + ", but the attempt it read published " + printable(config) +
-                         " (its owner launched it at " + seq_text(step.event.seq) + ")");
 }
 
 }  // namespace safetune::model::detail
