@@ -1,5 +1,7 @@
 #include "impl/store/directory_store.h"
 
+#include "impl/store/hex_hash.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,15 +21,9 @@ std::string os_reason(int error) { return std::strerror(error); }
   throw StoreError("results store: cannot " + what + " '" + path + "': " + os_reason(error));
 }
 
-std::string hex64(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 std::string random_part() {
   static thread_local std::mt19937_64 bits{std::random_device{}()};
-  return hex64(bits());
+  return store_hash::hex64(bits());
 }
 
 void make_directory(const std::string& path) {
@@ -92,14 +88,9 @@ DirectoryStore::DirectoryStore(std::string directory) : directory_(std::move(dir
 }
 
 std::string DirectoryStore::entry_name(const EntryId& id) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const std::string* part : {&id.kernel, &id.key, &id.device}) {
-    for (const char c : *part + std::string(1, '\0')) {
-      hash ^= static_cast<unsigned char>(c);
-      hash *= 1099511628211ull;
-    }
-  }
-  return hex64(hash);
+  std::uint64_t hash = store_hash::kFnvOffset;
+  for (const std::string* part : {&id.kernel, &id.key, &id.device}) hash = store_hash::fnv1a(hash, *part + std::string(1, '\0'));
+  return store_hash::hex64(hash);
 }
 
 std::string DirectoryStore::path_of(const EntryId& id, const char* suffix) const {

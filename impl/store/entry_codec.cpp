@@ -1,8 +1,6 @@
 #include "impl/store/entry_codec.h"
 
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
+#include "impl/store/hex_hash.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,12 +8,6 @@ namespace safetune {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string hex64(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 Json device_json(const DeviceIdentity& device) {
   return {{"name", device.name},
@@ -70,14 +62,9 @@ StoredEntry entry_from(const Json& json) {
 }  // namespace
 
 std::string space_hash(const ConfigSpace& space) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const std::string& config : space.strings()) {
-    for (const char c : config + "\n") {
-      hash ^= static_cast<unsigned char>(c);
-      hash *= 1099511628211ull;
-    }
-  }
-  return hex64(hash);
+  std::uint64_t hash = store_hash::kFnvOffset;
+  for (const std::string& config : space.strings()) hash = store_hash::fnv1a(hash, config + "\n");
+  return store_hash::hex64(hash);
 }
 
 Fingerprint fingerprint_of(const std::string& kernel, const ConfigSpace& space, const DeviceIdentity& device) {
