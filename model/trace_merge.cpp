@@ -1,5 +1,6 @@
 #include "trace_merge.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace safetune::model {
@@ -8,8 +9,7 @@ namespace safetune::model {
 struct TraceMerge::Input {
   TraceReader* reader = nullptr;
   std::optional<Event> next{};
-  std::optional<std::int64_t> last_t_ns{};  // of the last event handed out (t_ns order)
-  std::int64_t last_line = 0;
+  std::optional<std::int64_t> merge_t_ns{};  // the next event's place in time: the file's t_ns so far, at most
 };
 
 TraceMerge::TraceMerge(const std::vector<TraceReader*>& readers) {
@@ -60,14 +60,9 @@ bool TraceMerge::fill(Input& input) {
       fail(file, event.line, "field \"t_ns\" is missing: files that do not all say \"seq_scope\":\"global\" merge by t_ns, which every event must then carry");
       return false;
     }
-    if (input.last_t_ns && *event.t_ns < *input.last_t_ns) {
-      fail(file, event.line, "field \"t_ns\": " + std::to_string(*event.t_ns) + " is less than the previous t_ns " +
-                                 std::to_string(*input.last_t_ns) + " (line " + std::to_string(input.last_line) +
-                                 "): a file's t_ns may not decrease when files merge by t_ns");
-      return false;
-    }
-    input.last_t_ns = event.t_ns;
-    input.last_line = event.line;
+    // A file keeps its own order (its seq order is its process's causal order): a t_ns that goes
+    // back, as two threads' clocks may, is read as the latest t_ns before it in the file.
+    input.merge_t_ns = input.merge_t_ns ? std::max(*input.merge_t_ns, *event.t_ns) : *event.t_ns;
   }
   input.next = std::move(event);
   return true;
@@ -75,7 +70,7 @@ bool TraceMerge::fill(Input& input) {
 
 bool TraceMerge::sooner(const Input& a, const Input& b) const {
   if (by_seq_) return a.next->seq < b.next->seq;
-  return *a.next->t_ns < *b.next->t_ns;  // a tie keeps the order of the files (a comes first)
+  return *a.merge_t_ns < *b.merge_t_ns;  // a tie keeps the order of the files (a comes first)
 }
 
 TraceReader::Next TraceMerge::next(Event& event) {

@@ -3,9 +3,11 @@
 //
 //  * Every header says "seq_scope":"global": the processes shared one counter, and the files
 //    merge by seq. A seq found in two files is an input error.
-//  * Otherwise the files merge by t_ns, which every event must carry and which may not decrease
-//    within a file; equal t_ns go in the order the files were given. The merged events are then
-//    numbered 1, 2, ... in the merged order (their seq), and origin() says where each came from.
+//  * Otherwise the files merge by t_ns, which every event must carry; equal t_ns go in the order
+//    the files were given. Each file keeps its own (seq) order, its process's causal order: a t_ns
+//    that goes back within a file, as two threads' clocks may by a little, is read as the latest
+//    t_ns before it in that file. The merged events are numbered 1, 2, ... in the merged order
+//    (their seq), and origin() says where each came from.
 //  * The headers must agree on policies, config spaces and white_box.
 //
 // TraceMerge streams: it holds one event per file (the next one of each), never the trace. Each

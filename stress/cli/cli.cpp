@@ -43,6 +43,20 @@ std::string available_device(const std::string& device) {
 }
 
 // Probes without creating or truncating anything: a run that ends early leaves no file behind.
+// A directory store: an existing directory that can be written, or one that can be created.
+std::string store_directory(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (!S_ISDIR(info.st_mode)) return "'" + path + "' is not a directory";
+    if (::access(path.c_str(), W_OK | X_OK) != 0) return "cannot write in '" + path + "': " + std::strerror(errno);
+    return "";
+  }
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  if (::access(parent.empty() ? "." : parent.c_str(), W_OK | X_OK) != 0)
+    return "cannot create '" + path + "': " + std::strerror(errno);
+  return "";
+}
+
 std::string writable_path(const std::string& path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {
@@ -102,6 +116,14 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
   add_integer_flag(stress, "--seed", options.seed, 0, kAnyUint64, "program seed (default: random; always printed)");
   add_seconds_flag(stress, "--watchdog-seconds", options.watchdog_seconds, 3600,
                    "a run in which no event is recorded for this long is a hang (2)");
+  add_integer_flag(stress, "--processes", options.processes, 1, 256,
+                   "worker processes, each with --threads threads, checked as one run (1)");
+  stress.add_option("--store", options.store,
+                    "a directory store that the processes share (each round in DIR/round-N)")
+      ->check(validator(store_directory, "DIR"));
+  stress.add_flag("--restart", options.restart,
+                  "after the processes end, run a second generation on the same store")
+      ->needs("--store");
 }
 
 void add_output_options(CLI::App& stress, StressOptions& options) {

@@ -36,6 +36,9 @@ struct StressOptions {
   bool json = false;
   bool print_program = false;
   double watchdog_seconds = 2;        // > 0; the reference never stalls this long (tsan, 2 cores)
+  int processes = 1;                  // worker processes per generation, each with `threads` threads
+  std::optional<std::string> store;   // a directory store shared by the processes (round-N/ in it)
+  bool restart = false;               // a second generation on the same store (needs `store`)
 };
 
 struct CheckOptions {

@@ -20,6 +20,7 @@
 #include "model/checker.h"
 #include "stress/report/outputs.h"
 #include "stress/harness/program.h"
+#include "stress/harness/process_round.h"
 #include "stress/harness/progress.h"
 #include "stress/report/replay.h"
 #include "stress/report/report.h"
@@ -71,7 +72,8 @@ class StressRun {
     current_round_ = round;
     const Program program = generate_program(options_.shape, options_.mix, options_.seed, round);
     if (options_.print_program) std::cerr << "round " << round << ":\n" << describe(program);
-    RoundResult ran = run_round(options_, subject_, program, monitor());
+    RoundResult ran = options_.processes > 1 || options_.store ? run_process_round(options_, subject_, round)
+                                                               : run_round(options_, subject_, program, monitor());
     last_trace_ = std::move(ran.trace);
     ++summary_.rounds;
     if (ran.incomplete) {

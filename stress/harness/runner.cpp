@@ -103,8 +103,9 @@ ConfigSpace round_space(const StressOptions& options) {
 
 class Round {
  public:
-  Round(const StressOptions& options, const SubjectInfo& subject, const Program& program)
+  Round(const StressOptions& options, const SubjectInfo& subject, const Program& program, const ProcessRole* role)
       : program_(program),
+        role_(role),
         workload_(open_workload(options)),
         space_(round_space(options)),
         outside_(outside_config(options)),
@@ -119,6 +120,7 @@ class Round {
     }
     caught_.resize(program.threads.size());
     recorder_.delay_before_seq(program.recorder_delay, kRecorderDelay);
+    if (role_ != nullptr) recorder_.as_process(model::Name::integer(role_->process), role_->origin);
     hook_kernel_.emplace(device_kernel(), [this](const Invocation& inv, const Config& config) {
       on_benchmark(inv, config);
     });
@@ -154,7 +156,9 @@ class Round {
                       : options.bench_lock || program_.bench_lock ? &bench_lock_ : nullptr,
         .pre_bench_hook = [this](const Invocation& inv, const Config& config) {
           on_pre_bench(inv, config);
-        }};
+        },
+        .store = role_ != nullptr ? role_->store : nullptr,
+        .device = {.name = options.device, .compute_capability = "-", .driver = "-", .toolkit = "-"}};
   }
 
   // Starts a worker per program thread, as many as the system lets it (a thread that cannot
@@ -320,6 +324,7 @@ class Round {
   Kernel& device_kernel() { return workload_ ? workload_->kernel() : kernel_; }
 
   const Program& program_;
+  const ProcessRole* const role_;  // null: the only process
   const std::unique_ptr<cuda::CudaStressWorkload> workload_;  // before streams_: outlives them
   const ConfigSpace space_;
   const Config outside_;  // in no space: see outside_config()
@@ -352,8 +357,8 @@ ConfigSpace stress_config_space(int configs) {
 }
 
 RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,
-                      const RoundMonitor& monitor) {
-  Round round(options, subject, program);
+                      const RoundMonitor& monitor, const ProcessRole* role) {
+  Round round(options, subject, program, role);
   return round.run(monitor);
 }
 

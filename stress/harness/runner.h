@@ -47,7 +47,14 @@ ConfigSpace stress_config_space(int configs);
 // is never mistaken for a tuned one (and no injected fault makes it fail).
 Config stress_fallback_config();
 
+// One worker process of a multi-process round (process_round.h).
+struct ProcessRole {
+  int process = 0;                                // its name in the trace
+  std::chrono::steady_clock::time_point origin{};  // t_ns counts from here in every process
+  ResultsStore* store = nullptr;                  // shared with the other processes; null: none
+};
+
 RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,
-                      const RoundMonitor& monitor);
+                      const RoundMonitor& monitor, const ProcessRole* role = nullptr);
 
 }  // namespace safetune::stress

@@ -12,6 +12,9 @@ std::string replay_command(const StressOptions& options, std::optional<std::uint
        << " --mix " << options.mix_name
        << " --wait " << options.wait_name << " --reentry " << options.reentry_name;
   if (options.bench_lock) line << " --bench-lock";
+  if (options.processes > 1) line << " --processes " << options.processes;
+  if (options.store) line << " --store " << *options.store;
+  if (options.restart) line << " --restart";
   if (round) line << " --round " << *round;
   line << " --watchdog-seconds " << options.watchdog_seconds << " --seed " << options.seed;
   return line.str();

@@ -68,6 +68,9 @@ nlohmann::json stress_json(const StressSummary& summary) {
                              {"wait", options.wait_name},
                              {"reentry", options.reentry_name}}},
                {"rounds", summary.rounds},
+               {"processes", options.processes},
+               {"store", options.store ? nlohmann::json(*options.store) : nlohmann::json(nullptr)},
+               {"restart", options.restart},
                {"verdict", summary.verdict()},
                {"elapsed_s", summary.elapsed_s}});
   json.update(violation_counts_json(summary.result));
@@ -84,6 +87,11 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
       << " --wait " << options.wait_name << " --reentry " << options.reentry_name
       << "\ncalls: " << options.shape.calls
       << " per thread per round (" << stats.calls << " in all, " << summary.rounds << " round(s))"
+      << (options.processes > 1 || options.store
+              ? "\nprocesses: " + std::to_string(options.processes) + (options.restart ? " (and a restart)" : "") +
+                    "\nstore: " + options.store.value_or("none (each process in memory)") +
+                    "\nloads: " + std::to_string(stats.loads) + " (" + std::to_string(stats.rejected_loads) + " rejected)"
+              : std::string())
       << "\nattempts: " << stats.attempts << "\nsuccessful_tunings: " << stats.successful_tunings
       << "\nduplicate_tunings: " << stats.duplicate_tunings << "\nbenches: " << stats.benches
       << "\nerrors: " << stats.errors << "\nhung_calls: " << stats.hung_calls

@@ -22,6 +22,7 @@ class ReferenceSubject final : public Subject {
     options.bench_lock = environment.bench_lock;
     options.pre_bench_hook = environment.pre_bench_hook;
     options.observer = environment.observer;
+    options.results = {.store = environment.store, .device = environment.device, .warn = {}};
     return options;
   }
 

@@ -31,6 +31,8 @@
 #include "impl/config.h"
 #include "impl/kernel.h"
 #include "impl/observer.h"
+#include "impl/store/entry_codec.h"
+#include "impl/store/results_store.h"
 #include "model/event.h"
 
 namespace safetune {
@@ -51,6 +53,11 @@ struct SubjectEnvironment {
   // Must run before each config's benchmark, with no subject lock held. It may throw (a failed
   // bench of that config) and may call the subject again (re-entry, nested tuning).
   std::function<void(const Invocation&, const Config&)> pre_bench_hook;
+  // `safetune stress --store`: the results store this process shares with the run's other
+  // processes, and the device its entries are fingerprinted with. Null: none (a subject that
+  // ignores it tunes in every process, which the model sees across processes as R3).
+  ResultsStore* store = nullptr;
+  DeviceIdentity device{};
 };
 
 class Subject {

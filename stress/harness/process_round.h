@@ -1,0 +1,24 @@
+// A round of `safetune stress --processes P [--store DIR] [--restart]`: P worker processes, each
+// running its own generated program (seed + its process number) with --threads threads on its
+// own streams, all on one directory store (DIR/round-N, fresh for the round); with --restart, P
+// more after them on the same store. Each process records its white-box trace with the round's
+// shared time origin; the files merge by t_ns (model/trace_merge.h) into the round's one trace,
+// which the model checks as one run: R2 and R3 then count tunings per machine.
+//
+// A worker's own watchdog writes its trace so far and ends it when it stalls, so a hang anywhere
+// in the process group shows as R7 in the merged trace, and the round never hangs. A worker that
+// could not start, lost events, or ended any other way than by its exit makes the round
+// incomplete, with what was lost.
+#pragma once
+
+#include <cstdint>
+
+#include "stress/cli/options.h"
+#include "stress/harness/runner.h"
+#include "stress/subjects/subject.h"
+
+namespace safetune::stress {
+
+RoundResult run_process_round(const StressOptions& options, const SubjectInfo& subject, std::uint64_t round);
+
+}  // namespace safetune::stress
