@@ -40,9 +40,10 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
     return report_in_choice(step, Rule::R12, {e.seq},
                             head() + ", but an earlier load since the last invalidate returned " + printable(*choice.loaded));
   choice.loaded = config;
+  choice.succeeded_since_invalidate = true;  // R3: a success of the key, published or not before
+  choice.entry_rejected = false;             // the store holds a valid entry again
   if (choice.winner) return;
   publish_winner(choice, config, e.seq, e.seq);  // an entry from before the trace: now published
-  choice.succeeded_since_invalidate = true;
   choice.last_success_seq = e.seq;
   choice.r3_note.clear();
 }

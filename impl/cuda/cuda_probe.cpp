@@ -1,6 +1,11 @@
 #include "cuda_probe.h"
 
 #include <cuda_runtime_api.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "cuda_check.h"
 
@@ -12,6 +17,62 @@ CudaProbe probe_cuda() {
   if (error != cudaSuccess) return {0, "cudaGetDeviceCount: " + cuda_error_text(error)};
   if (count == 0) return {0, "cudaGetDeviceCount: no CUDA device"};
   return {count, ""};
+}
+
+namespace {
+
+// Reads what the child wrote: its device count, then its reason, to the end of the pipe.
+CudaProbe read_probe(int fd) {
+  std::string bytes;
+  char buffer[512];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  if (bytes.size() < sizeof(int)) return {0, "the CUDA probe's child process gave no answer"};
+  CudaProbe probe;
+  std::memcpy(&probe.devices, bytes.data(), sizeof(int));
+  probe.reason = bytes.substr(sizeof(int));
+  return probe;
+}
+
+void write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+CudaProbe probe_cuda_in_child() {
+  int ends[2];
+  if (::pipe(ends) != 0) return {0, std::string("the CUDA probe needs a pipe: ") + std::strerror(errno)};
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(ends[0]);
+    ::close(ends[1]);
+    return {0, std::string("the CUDA probe's child could not start: ") + std::strerror(errno)};
+  }
+  if (pid == 0) {
+    ::close(ends[0]);
+    const CudaProbe probe = probe_cuda();
+    write_all(ends[1], reinterpret_cast<const char*>(&probe.devices), sizeof(int));
+    write_all(ends[1], probe.reason.data(), probe.reason.size());
+    ::_exit(0);
+  }
+  ::close(ends[1]);
+  const CudaProbe probe = read_probe(ends[0]);
+  ::close(ends[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return probe;
 }
 
 }  // namespace safetune::cuda

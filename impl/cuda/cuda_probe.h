@@ -12,5 +12,9 @@ struct CudaProbe {
 };
 
 CudaProbe probe_cuda();
+// The same answer, asked in a forked child, so that this process does not initialize CUDA: a
+// process that will fork workers which use the GPU (`safetune stress --processes`) must not, as
+// CUDA does not survive a fork. A child that cannot be forked is an answer too (devices 0).
+CudaProbe probe_cuda_in_child();
 
 }  // namespace safetune::cuda

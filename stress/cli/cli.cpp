@@ -33,7 +33,7 @@ std::string available_device(const std::string& device) {
   if (device == "sim") return "";
 #ifdef SAFETUNE_HAS_CUDA
   if (device == "cuda") {
-    const cuda::CudaProbe probe = cuda::probe_cuda();
+    const cuda::CudaProbe probe = cuda::probe_cuda_in_child();
     return probe.devices > 0 ? "" : "cuda: no usable CUDA device (" + probe.reason + ")";
   }
 #else
@@ -139,7 +139,7 @@ void add_output_options(CLI::App& stress, StressOptions& options) {
 // The default device: cuda when this build has CUDA and cudaGetDeviceCount finds a device.
 void choose_default_device(StressOptions& options) {
 #ifdef SAFETUNE_HAS_CUDA
-  const cuda::CudaProbe probe = cuda::probe_cuda();
+  const cuda::CudaProbe probe = cuda::probe_cuda_in_child();
   options.device = probe.devices > 0 ? "cuda" : "sim";
   options.device_reason = probe.devices > 0 ? std::to_string(probe.devices) + " CUDA device(s) found"
                                             : "no usable CUDA device (" + probe.reason + ")";
