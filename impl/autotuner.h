@@ -556,19 +556,29 @@ const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
                                                        const AttemptPtr& attempt) {
   Publication publication{.claim = nullptr, .id = store_.id_of(entry.key), .times = {}};
   std::unique_ptr<StoreClaim> claim;
+  std::optional<std::size_t> loaded;
+  bool fall_back = false;
   try {
-    if (const StoreLookup found = look_up(entry, inv, publication.id); found.kind == StoreLookup::Hit)
-      return settle_loaded(entry, inv, attempt, found.winner);
-    claim = store_.store().claim(publication.id, ResultsStore::ClaimMode::Try);
-    if (!claim && options_.wait == WaitPolicy::Fallback) {
-      give_back(entry, attempt);
-      return launch(inv, fallback_);
+    if (const StoreLookup found = look_up(entry, inv, publication.id); found.kind == StoreLookup::Hit) {
+      loaded = found.winner;
+    } else {
+      claim = store_.store().claim(publication.id, ResultsStore::ClaimMode::Try);
+      fall_back = !claim && options_.wait == WaitPolicy::Fallback;
+      if (!claim && !fall_back) claim = wait_for_claim(entry, inv, publication.id);
+      if (claim) loaded = load_claimed(entry, inv, publication.id, *claim);
     }
-    if (!claim) claim = wait_for_claim(entry, inv, publication.id);
-    if (auto winner = load_claimed(entry, inv, publication.id, *claim)) return settle_loaded(entry, inv, attempt, *winner);
   } catch (const StoreError& e) {
     store_.warn_failure(e.what());
     claim.reset();
+  } catch (...) {  // out of memory, say: the key must not stay Tuning for this process's waiters
+    give_back(entry, attempt);
+    throw;
+  }
+  // The launches come after: a failed launch ends the call, and the key's attempt is over by then.
+  if (loaded) return settle_loaded(entry, inv, attempt, *loaded);
+  if (fall_back) {
+    give_back(entry, attempt);
+    return launch(inv, fallback_);
   }
   {
     typename Sync::Lock lock(entry.mutex);
