@@ -195,8 +195,13 @@ class BasicAutotuner {
   // The attempt ends with the store's winner (its load reported), published in this process as
   // its tune_end would.
   const Config& settle_loaded(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, std::size_t winner);
-  // The attempt ends with no result and the key is Cold again (another process owns the entry).
-  void give_back(Entry& entry, const AttemptPtr& attempt) SAFETUNE_EXCLUDES(entry.mutex);
+  // The attempt ends with no result and the key is Cold again: another process owns the entry
+  // (policy Fallback), or this owner's store steps failed unexpectedly. `why` is the attempt's
+  // error, what a waiter of this process would be told.
+  void give_back(Entry& entry, const AttemptPtr& attempt, std::string why) SAFETUNE_EXCLUDES(entry.mutex);
+  // Inside a handler: what a waiter is told of the owner's store steps failing (empty when even
+  // that text cannot be built).
+  std::string store_step_failure(std::string_view key) const noexcept;
 
   int run_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
                   Publication* publication = nullptr);
@@ -571,13 +576,13 @@ const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
     store_.warn_failure(e.what());
     claim.reset();
   } catch (...) {  // out of memory, say: the key must not stay Tuning for this process's waiters
-    give_back(entry, attempt);
+    give_back(entry, attempt, store_step_failure(entry.key));
     throw;
   }
   // The launches come after: a failed launch ends the call, and the key's attempt is over by then.
   if (loaded) return settle_loaded(entry, inv, attempt, *loaded);
   if (fall_back) {
-    give_back(entry, attempt);
+    give_back(entry, attempt, where(entry.key) + ": another process is tuning this key");
     return launch(inv, fallback_);
   }
   {
@@ -662,14 +667,30 @@ const Config& BasicAutotuner<Sync>::settle_loaded(Entry& entry, const Invocation
 }
 
 template <class Sync>
-void BasicAutotuner<Sync>::give_back(Entry& entry, const AttemptPtr& attempt) {
+void BasicAutotuner<Sync>::give_back(Entry& entry, const AttemptPtr& attempt, std::string why) {
   typename Sync::Lock lock(entry.mutex);
   entry.state.set(KeyState::Cold);
   attempt->done.set(true);  // winner -1: a waiter (none under policy Fallback) would see a failure
-  attempt->error.set(where(entry.key) + ": another process is tuning this key");
+  attempt->error.set(std::move(why));
   if (attempt->waited_on.get() && wait_graph_ != nullptr) wait_graph_->attempt_finished(attempt.get());
   entry.attempt.set(nullptr);
   entry.attempt_finished.notify_all();
+}
+
+template <class Sync>
+std::string BasicAutotuner<Sync>::store_step_failure(std::string_view key) const noexcept {
+  try {
+    const std::string text = where(key) + ": the owner's steps in the results store failed";
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      return text + ": " + e.what();
+    } catch (...) {
+      return text;
+    }
+  } catch (...) {
+    return {};
+  }
 }
 
 // Under the key lock, just before tune_end: the winner goes to the store once. A failing store is

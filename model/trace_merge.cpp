@@ -1,6 +1,7 @@
 #include "trace_merge.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 namespace safetune::model {
@@ -102,6 +103,24 @@ TraceReader::Next TraceMerge::fail(std::size_t file, std::int64_t line, std::str
   error_ = {.file = file, .error = {line, std::move(message)}};
   failed_ = true;
   return TraceReader::Next::Error;
+}
+
+std::variant<Trace, MergeError> read_merged_files(const std::vector<std::string>& paths) {
+  std::vector<std::unique_ptr<TraceReader>> readers;
+  std::vector<TraceReader*> pointers;
+  for (const std::string& path : paths) {
+    auto opened = TraceReader::open(path);
+    if (auto* error = std::get_if<InputError>(&opened)) return MergeError{.file = readers.size(), .error = *error};
+    readers.push_back(std::move(std::get<std::unique_ptr<TraceReader>>(opened)));
+    pointers.push_back(readers.back().get());
+  }
+  TraceMerge merge(pointers);
+  if (auto error = merge.read_headers()) return *error;
+  Trace trace{.header = merge.header(), .events = {}};
+  Event event;
+  while (merge.next(event) == TraceReader::Next::Event) trace.events.push_back(event);
+  if (!merge.error().error.message.empty()) return merge.error();
+  return trace;
 }
 
 }  // namespace safetune::model

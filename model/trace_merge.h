@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "event.h"
@@ -72,5 +73,9 @@ class TraceMerge {
   MergeError error_;
   bool failed_ = false;
 };
+
+// The files at `paths`, merged into one trace in memory: for runs small enough to hold (a stress
+// round's worker processes, a test's). An error names the file by its index in `paths`.
+std::variant<Trace, MergeError> read_merged_files(const std::vector<std::string>& paths);
 
 }  // namespace safetune::model

@@ -6,8 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 #include "cuda_check.h"
+#include "impl/posix/write_all.h"
 
 namespace safetune::cuda {
 
@@ -38,16 +40,6 @@ CudaProbe read_probe(int fd) {
   return probe;
 }
 
-void write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-}
-
 }  // namespace
 
 CudaProbe probe_cuda_in_child() {
@@ -62,8 +54,9 @@ CudaProbe probe_cuda_in_child() {
   if (pid == 0) {
     ::close(ends[0]);
     const CudaProbe probe = probe_cuda();
-    write_all(ends[1], reinterpret_cast<const char*>(&probe.devices), sizeof(int));
-    write_all(ends[1], probe.reason.data(), probe.reason.size());
+    // The parent reads to the end of the pipe: what could not be written is no answer.
+    (void)posix::write_all(ends[1], std::string_view(reinterpret_cast<const char*>(&probe.devices), sizeof(int)));
+    (void)posix::write_all(ends[1], probe.reason);
     ::_exit(0);
   }
   ::close(ends[1]);

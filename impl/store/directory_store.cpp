@@ -1,5 +1,6 @@
 #include "impl/store/directory_store.h"
 
+#include "impl/posix/write_all.h"
 #include "impl/store/hex_hash.h"
 
 #include <fcntl.h>
@@ -49,13 +50,7 @@ class Fd {
 };
 
 void write_all(int fd, const std::string& text, const std::string& path) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("write", path, errno);
-    done += static_cast<std::size_t>(n);
-  }
+  if (const int error = posix::write_all(fd, text); error != 0) fail("write", path, error);
 }
 
 std::string host_name() {

@@ -12,7 +12,6 @@ struct StoreLink::FailureWarned {
 
 StoreLink::StoreLink(const StoreOptions& options, const std::string& kernel, const ConfigSpace& space)
     : store_(options.store),
-      device_(options.device),
       warn_(options.warn),
       space_(space),
       fingerprint_(fingerprint_of(kernel, space, options.device)),
@@ -21,7 +20,7 @@ StoreLink::StoreLink(const StoreOptions& options, const std::string& kernel, con
 StoreLink::~StoreLink() = default;
 
 EntryId StoreLink::id_of(std::string_view key) const {
-  return {.kernel = fingerprint_.kernel, .key = std::string(key), .device = device_.name};
+  return {.kernel = fingerprint_.kernel, .key = std::string(key), .device = fingerprint_.device.name};
 }
 
 StoreLookup StoreLink::lookup(const EntryId& id) const {

@@ -54,7 +54,6 @@ class StoreLink {
 
  private:
   ResultsStore* const store_;
-  const DeviceIdentity device_;
   const std::function<void(const std::string&)> warn_;
   const ConfigSpace& space_;
   const Fingerprint fingerprint_;

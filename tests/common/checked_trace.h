@@ -3,6 +3,7 @@
 #pragma once
 
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "impl/autotuner.h"
@@ -21,14 +22,17 @@ inline model::Header header_for(const Kernel& kernel, const ConfigSpace& space) 
 }
 
 // One harness call: call_begin, the autotuner's call, call_end with its outcome.
-inline void recorded_call(Autotuner& tuner, TraceRecorder& recorder, const std::string& kernel,
-                          const std::string& key, Stream& stream) {
+// The config the call launched, or none when it raised.
+inline std::optional<Config> recorded_call(Autotuner& tuner, TraceRecorder& recorder, const std::string& kernel,
+                                           const std::string& key, Stream& stream) {
   recorder.call_begin(kernel, key, stream.id());
   try {
     const Config& launched = tuner.call({key, stream});
     recorder.call_end(kernel, key, CallOutcome::returned(launched.str()), stream.id());
+    return launched;
   } catch (const std::exception& error) {
     recorder.call_end(kernel, key, CallOutcome::raised(error.what()), stream.id());
+    return std::nullopt;
   }
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "impl/posix/write_all.h"
 #include "model/checker.h"
 #include "stress/cli/options.h"
 #include "stress/harness/runner.h"
@@ -57,15 +58,8 @@ stress::StressOptions options_for(const stress::SubjectInfo& subject, const Subj
   return options;
 }
 
-void write_all(int fd, const std::string& text) {
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the parent is gone: nobody to tell
-    written += static_cast<std::size_t>(n);
-  }
-}
+// The parent is gone when it fails: nobody to tell.
+void write_all(int fd, const std::string& text) { (void)posix::write_all(fd, text); }
 
 // Whether the program makes nothing fail: no failing config, and no hook that throws, fails the
 // attempt, re-enters (an error under policy error) or nests (a cycle's answer may be an error).

@@ -10,21 +10,21 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "impl/autotuner.h"
+#include "impl/posix/temp_directory.h"
 #include "impl/store/directory_store.h"
 #include "impl/trace/trace_recorder.h"
 #include "model/checker.h"
 #include "model/trace_merge.h"
-#include "model/trace_reader.h"
 #include "model/trace_writer.h"
 #include "tests/common/checked_trace.h"
 #include "tests/impl/fake_kernel.h"
 #include "tests/store/child_process.h"
-#include "tests/store/temp_directory.h"
 
 namespace safetune {
 namespace {
@@ -32,7 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::FakeKernel;
 using testing::FakeStream;
-using testing::TempDirectory;
+using posix::TempDirectory;
 
 constexpr int kConfigs = 16;
 constexpr int kThreads = 4;
@@ -97,10 +97,9 @@ struct Worker {
       threads.emplace_back([&, t] {
         TraceRecorder::bind_thread(t);
         FakeStream stream(t);
-        testing::recorded_call(tuner, recorder, kernel.name(), key, stream);
-        const auto& launches = kernel.launches();
-        (void)launches;
-        right.fetch_add(1);
+        const std::optional<Config> launched = testing::recorded_call(tuner, recorder, kernel.name(), key, stream);
+        const bool fell_back = wait == WaitPolicy::Fallback && launched == Config::parse("B=0");
+        if (launched == Config::parse("B=7") || fell_back) right.fetch_add(1);
       });
     for (auto& thread : threads) thread.join();
     if (invalidate_after) tuner.invalidate(key);
@@ -124,20 +123,14 @@ struct Worker {
 
 // The traces of a run, merged by t_ns, checked as one trace.
 model::CheckResult check_run(const std::string& trace_dir) {
-  std::vector<std::unique_ptr<model::TraceReader>> readers;
-  std::vector<model::TraceReader*> pointers;
-  for (const auto& file : fs::directory_iterator(trace_dir)) {
-    auto opened = model::TraceReader::open(file.path().string());
-    readers.push_back(std::move(std::get<std::unique_ptr<model::TraceReader>>(opened)));
-    pointers.push_back(readers.back().get());
+  std::vector<std::string> paths;
+  for (const auto& file : fs::directory_iterator(trace_dir)) paths.push_back(file.path().string());
+  auto merged = model::read_merged_files(paths);
+  if (auto* error = std::get_if<model::MergeError>(&merged)) {
+    ADD_FAILURE() << paths.at(error->file) << ": " << error->error.show();
+    return {};
   }
-  model::TraceMerge merge(pointers);
-  EXPECT_FALSE(merge.read_headers());
-  model::Checker checker(merge.header());
-  model::Event event;
-  while (merge.next(event) == model::TraceReader::Next::Event) checker.add(event);
-  EXPECT_TRUE(merge.error().error.message.empty()) << merge.error().error.show();
-  return checker.finish();
+  return model::check(std::get<model::Trace>(merged));
 }
 
 std::string report(const model::CheckResult& result) {

@@ -12,13 +12,13 @@
 #include "impl/store/directory_store.h"
 #include "impl/store/entry_codec.h"
 #include "tests/store/child_process.h"
-#include "tests/store/temp_directory.h"
+#include "impl/posix/temp_directory.h"
 
 namespace safetune {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::TempDirectory;
+using posix::TempDirectory;
 
 const EntryId kId{.kernel = "add", .key = "n=4096", .device = "sim"};
 

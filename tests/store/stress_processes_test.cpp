@@ -6,13 +6,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tests/store/temp_directory.h"
+#include "impl/posix/temp_directory.h"
 #include "tests/stress/run_binary.h"
 
 namespace safetune::stress {
 namespace {
 
-using safetune::testing::TempDirectory;
+using safetune::posix::TempDirectory;
 using testing::CommandResult;
 using testing::run_safetune;
 
