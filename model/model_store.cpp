@@ -29,11 +29,15 @@ std::string published_text(const Choice& choice) {
 
 // R12 in one choice: the load must return the published winner, and agree with the loads since
 // the last invalidate. A black-box winner still undecided (its owner has not launched) may be it.
+// After the store lost the key's entry (a rejected load), the winner held in memory is no longer
+// the store's: the first valid load shows what was published since, before its tune_end may be
+// recorded, or by a process whose trace ends before it; the loads after it must agree with it.
 void load_in_choice(StepContext& step, const OpenCall& call, const std::string& config) {
   const Event& e = step.event;
   Choice& choice = *step.choice;
   auto head = [&] { return thread_text(thread_of(e)) + " loaded " + printable(config) + " for " + call.key.show() + " at " + seq_text(e.seq); };
-  if (choice.winner && *choice.winner != config && !undecided_owner(*choice.winner))
+  const bool store_lost_it = choice.entry_rejected;
+  if (!store_lost_it && choice.winner && *choice.winner != config && !undecided_owner(*choice.winner))
     return report_in_choice(step, Rule::R12, {choice.last_success_seq, e.seq},
                             head() + ", but the key's published winner is " + published_text(choice));
   if (choice.loaded && *choice.loaded != config)
@@ -42,8 +46,8 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
   choice.loaded = config;
   choice.succeeded_since_invalidate = true;  // R3: a success of the key, published or not before
   choice.entry_rejected = false;             // the store holds a valid entry again
-  if (choice.winner) return;
-  publish_winner(choice, config, e.seq, e.seq);  // an entry from before the trace: now published
+  if (choice.winner && !store_lost_it) return;
+  publish_winner(choice, config, e.seq, e.seq);  // an entry from before the trace, or since the loss
   choice.last_success_seq = e.seq;
   choice.r3_note.clear();
 }
