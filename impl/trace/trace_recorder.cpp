@@ -1,6 +1,8 @@
 // Recording a trace (impl/trace/trace_recorder.h).
 #include "impl/trace/trace_recorder.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -155,7 +157,39 @@ void maybe_delay(double probability, std::chrono::nanoseconds max) noexcept {
 
 }  // namespace
 
+namespace {
+
+// The process is about to be killed (freeze()): this thread waits for it.
+[[noreturn]] void park_forever() noexcept {
+  for (;;) ::pause();
+}
+
+}  // namespace
+
+void TraceRecorder::gate_for_freeze() { gated_ = true; }
+
+// seq_cst throughout: with frozen_ and recording_ in one total order, either the freezer sees
+// this event counted (and waits for it to be stored) or this thread sees frozen_ (and parks
+// before storing it).
+model::Trace TraceRecorder::freeze() {
+  frozen_.store(true, std::memory_order_seq_cst);
+  while (recording_.load(std::memory_order_seq_cst) > 0) std::this_thread::yield();
+  return snapshot();
+}
+
 void TraceRecorder::append(const ObservedEvent& observed) noexcept {
+  if (!gated_) return store(observed);
+  recording_.fetch_add(1, std::memory_order_seq_cst);
+  if (frozen_.load(std::memory_order_seq_cst)) {
+    recording_.fetch_sub(1, std::memory_order_seq_cst);
+    park_forever();
+  }
+  store(observed);
+  recording_.fetch_sub(1, std::memory_order_seq_cst);
+  if (frozen_.load(std::memory_order_seq_cst)) park_forever();  // its event is in; it acts no more
+}
+
+void TraceRecorder::store(const ObservedEvent& observed) noexcept {
   if (delay_probability_ > 0) maybe_delay(delay_probability_, max_delay_);
   // Once an event is lost the trace is incomplete whatever follows, and allocating again under
   // memory pressure is slow: every later event is counted as lost at once.

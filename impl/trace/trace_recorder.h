@@ -31,6 +31,12 @@
 //   - Recording never does I/O, never calls back into an autotuner and never throws.
 //   - snapshot() may run while threads record (a watchdog's view of a stuck run); take() and the
 //     destructor need every recording thread to have finished (joined).
+//   - freeze() (stress runs with killed processes, after gate_for_freeze()): the recording stops
+//     at once, and for good: every event whose recording began before it is in its snapshot, and
+//     a thread that reports anything after it parks forever (its process is about to be killed),
+//     so no thread acts past an event the snapshot lacks. The gate is one shared counter that
+//     every event increments and decrements (sequentially consistent), which does order the
+//     recording threads: only a run that may freeze has it.
 //   - delay_before_seq() (stress runs): an event may wait a little before it takes its seq, so
 //     that an effect made before its report (a winner stored before its tune_end is reported)
 //     has time to be seen, and used, by other threads first. It draws from a per-thread
@@ -74,6 +80,12 @@ class TraceRecorder : public Observer {
   // run. Call it before any thread records.
   void as_process(model::Name process, std::chrono::steady_clock::time_point origin);
 
+  // Lets freeze() stop this recorder. Call it before any thread records.
+  void gate_for_freeze();
+  // Stops the recording for good (see the contract) and returns everything recorded; never call
+  // it from inside a report. Needs gate_for_freeze().
+  model::Trace freeze();
+
   void record(const ObservedEvent& event) noexcept override;
   void call_begin(std::string_view kernel, std::string_view key, int stream) noexcept;
   void call_end(std::string_view kernel, std::string_view key, const CallOutcome& outcome,
@@ -99,6 +111,7 @@ class TraceRecorder : public Observer {
   ThreadLog* new_log() noexcept;
   int name_for_new_log(int bound_index) noexcept;
   void append(const ObservedEvent& observed) noexcept;
+  void store(const ObservedEvent& observed) noexcept;
 
   const model::Header header_;
   std::chrono::steady_clock::time_point start_;
@@ -109,6 +122,9 @@ class TraceRecorder : public Observer {
   std::atomic<std::int64_t> next_seq_{0};
   std::atomic<std::int64_t> lost_{0};        // relaxed: a count, read for reports only
   std::atomic<int> next_free_index_{0};      // relaxed: names only need to be distinct
+  bool gated_ = false;                       // set before recording, then only read
+  std::atomic<int> recording_{0};            // gated: events being recorded now
+  std::atomic<bool> frozen_{false};          // gated: freeze() was called
   double delay_probability_ = 0;             // set before recording, then only read
   std::chrono::nanoseconds max_delay_{0};
   // The thread logs, newest first. Pushed with a release CAS (the log is built before it);

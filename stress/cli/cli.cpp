@@ -29,13 +29,12 @@ std::string known_subject(const std::string& name) {
   return find_subject(name) ? "" : "unknown subject '" + name + "' (see `safetune subjects`)";
 }
 
-std::string available_device(const std::string& device) {
+// The name only: whether a CUDA device is usable is asked once, after parsing (device_usable),
+// when --processes says where it may be asked.
+std::string known_device(const std::string& device) {
   if (device == "sim") return "";
 #ifdef SAFETUNE_HAS_CUDA
-  if (device == "cuda") {
-    const cuda::CudaProbe probe = cuda::probe_cuda_in_child();
-    return probe.devices > 0 ? "" : "cuda: no usable CUDA device (" + probe.reason + ")";
-  }
+  if (device == "cuda") return "";
 #else
   if (device == "cuda") return "cuda: this build has no CUDA device (built without SAFETUNE_CUDA)";
 #endif
@@ -109,7 +108,7 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
   stress.add_option("--device", options.device,
                     "device: sim or cuda (default: cuda where this build has CUDA and a GPU is "
                     "present, else sim)")
-      ->check(validator(available_device, "DEVICE"));
+      ->check(validator(known_device, "DEVICE"));
   add_seconds_flag(stress, "--seconds", options.seconds, kAYear,
                    "repeat rounds (fresh autotuner, fresh program) for this long");
   add_integer_flag(stress, "--round", options.round, 0, kAnyUint64, "run only this round of the seed (replays --seconds)");
@@ -124,6 +123,11 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
   stress.add_flag("--restart", options.restart,
                   "after the processes end, run a second generation on the same store")
       ->needs("--store");
+  add_rate_flag(stress, "--kill-owners", options.kill_owners,
+                "the chance that a worker process is killed (SIGKILL) while it benches, its attempt in flight");
+  stress.add_flag("--damage-store", options.damage_store,
+                  "between the generations, truncate, corrupt and swap the published entries")
+      ->needs("--restart");
 }
 
 void add_output_options(CLI::App& stress, StressOptions& options) {
@@ -136,10 +140,25 @@ void add_output_options(CLI::App& stress, StressOptions& options) {
                   "print the generated program of each round (stderr) and run it");
 }
 
-// The default device: cuda when this build has CUDA and cudaGetDeviceCount finds a device.
-void choose_default_device(StressOptions& options) {
 #ifdef SAFETUNE_HAS_CUDA
-  const cuda::CudaProbe probe = cuda::probe_cuda_in_child();
+// Is a CUDA device usable? A run that forks worker processes asks in a child, since CUDA does not
+// survive a fork and the workers use the GPU; any other run asks here, once, as its run will.
+cuda::CudaProbe probe_cuda_for(const StressOptions& options) {
+  return options.processes > 1 ? cuda::probe_cuda_in_child() : cuda::probe_cuda();
+}
+#endif
+
+// The device: --device cuda must find a usable device (else a usage error that says why); with
+// no --device, cuda when this build has CUDA and the probe finds a device, else sim.
+void choose_device(const CLI::App& stress, StressOptions& options) {
+  options.device_given = stress.count("--device") > 0;
+  if (options.device_given && options.device == "sim") return;
+#ifdef SAFETUNE_HAS_CUDA
+  const cuda::CudaProbe probe = probe_cuda_for(options);
+  if (options.device_given) {
+    if (probe.devices == 0) throw CLI::ValidationError("--device", "cuda: no usable CUDA device (" + probe.reason + ")");
+    return;
+  }
   options.device = probe.devices > 0 ? "cuda" : "sim";
   options.device_reason = probe.devices > 0 ? std::to_string(probe.devices) + " CUDA device(s) found"
                                             : "no usable CUDA device (" + probe.reason + ")";
@@ -150,8 +169,9 @@ void choose_default_device(StressOptions& options) {
 }
 
 void finish_stress_options(CLI::App& stress, StressOptions& options) {
-  options.device_given = stress.count("--device") > 0;
-  if (!options.device_given) choose_default_device(options);
+  if (options.kill_owners > 0 && options.processes == 1 && !options.store)
+    throw CLI::ValidationError("--kill-owners", "needs worker processes: give --processes P or --store DIR");
+  choose_device(stress, options);
   options.seed_given = stress.count("--seed") > 0;
   // The subject's scenario fills in whatever the command line left out.
   const Scenario& scenario = find_subject(options.subject)->scenario;
@@ -243,10 +263,10 @@ std::variant<ParsedCommand, int> parse_command_line(int argc, const char* const*
   }
   try {
     app.parse(argc, argv);
+    if (stress->parsed()) finish_stress_options(*stress, parsed.stress);
   } catch (const CLI::ParseError& error) {
     return usage_error(app, error, json);
   }
-  if (stress->parsed()) finish_stress_options(*stress, parsed.stress);
   parsed.command = stress->parsed() ? Command::Stress
                    : check->parsed() ? Command::Check
                                      : Command::Subjects;

@@ -34,19 +34,26 @@ CLI::Option* integer_option(CLI::App& app, const std::string& name, std::uint64_
       ->type_name("N");
 }
 
+// A positive number up to `max`; `range` says which in words, `type` names it in the help.
 template <typename Setter>
-CLI::Option* seconds_option(CLI::App& app, const std::string& name, double max, const std::string& description,
-                            Setter set) {
+CLI::Option* positive_option(CLI::App& app, const std::string& name, double max, std::string range,
+                             const std::string& type, const std::string& description, Setter set) {
   return app
       .add_option_function<std::string>(
           name,
-          [name, max, set](const std::string& text) {
+          [name, max, range, set](const std::string& text) {
             const auto value = parse_seconds(text, max);
-            if (!value) throw CLI::ValidationError(name, "'" + text + "' is not " + seconds_range(max));
+            if (!value) throw CLI::ValidationError(name, "'" + text + "' is not " + range);
             set(*value);
           },
           description)
-      ->type_name("S");
+      ->type_name(type);
+}
+
+template <typename Setter>
+CLI::Option* seconds_option(CLI::App& app, const std::string& name, double max, const std::string& description,
+                            Setter set) {
+  return positive_option(app, name, max, seconds_range(max), "S", description, set);
 }
 
 }  // namespace
@@ -98,5 +105,10 @@ template CLI::Option* add_integer_flag<std::uint64_t>(CLI::App&, const std::stri
                                                       std::uint64_t, const std::string&);
 template CLI::Option* add_integer_flag<std::uint64_t>(CLI::App&, const std::string&, std::optional<std::uint64_t>&,
                                                       std::uint64_t, std::uint64_t, const std::string&);
+
+CLI::Option* add_rate_flag(CLI::App& app, const std::string& name, double& target, const std::string& description) {
+  return positive_option(app, name, 1.0, "a rate (digits and a point) greater than 0 and at most 1", "RATE", description,
+                         [&target](double value) { target = value; });
+}
 
 }  // namespace safetune::stress

@@ -25,6 +25,9 @@ CLI::Option* add_seconds_flag(CLI::App& app, const std::string& name, double& ta
 CLI::Option* add_seconds_flag(CLI::App& app, const std::string& name, std::optional<double>& target,
                               double max, const std::string& description);
 
+// A rate: greater than 0 and at most 1 (a probability of something happening).
+CLI::Option* add_rate_flag(CLI::App& app, const std::string& name, double& target, const std::string& description);
+
 // The checks alone, for tests: the value, or the reason it is refused.
 std::optional<std::uint64_t> parse_whole_number(const std::string& text, std::uint64_t min, std::uint64_t max);
 std::optional<double> parse_seconds(const std::string& text, double max);

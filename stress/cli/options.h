@@ -39,6 +39,9 @@ struct StressOptions {
   int processes = 1;                  // worker processes per generation, each with `threads` threads
   std::optional<std::string> store;   // a directory store shared by the processes (round-N/ in it)
   bool restart = false;               // a second generation on the same store (needs `store`)
+  double kill_owners = 0;             // in [0, 1]: the chance that a worker process is killed
+                                      // (SIGKILL) in one of its benches; > 0 needs worker processes
+  bool damage_store = false;          // damage the entries between generations (needs `restart`)
 };
 
 struct CheckOptions {

@@ -1,8 +1,12 @@
 #include "stress/harness/process_round.h"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -15,11 +19,14 @@
 #include <variant>
 #include <vector>
 
+#include "impl/posix/temp_directory.h"
 #include "impl/store/directory_store.h"
 #include "model/trace_merge.h"
 #include "model/trace_reader.h"
 #include "model/trace_writer.h"
+#include "stress/harness/owner_kills.h"
 #include "stress/harness/program.h"
+#include "stress/harness/store_damage.h"
 
 namespace safetune::stress {
 namespace {
@@ -30,28 +37,17 @@ using Clock = std::chrono::steady_clock;
 // A worker's exit status: its trace is whole, it lost something (its .lost file says what), or
 // its watchdog found it stalled (its trace holds what it did until then).
 enum WorkerExit : int { kWhole = 0, kLost = 3, kStalled = 4 };
+// How often the parent looks for ended workers between kill requests.
+constexpr std::chrono::milliseconds kServePeriod{10};
 
-// Where a round's worker processes leave their traces: a fresh folder under $TMPDIR (else /tmp),
-// removed with the round.
+// Where a round's worker processes leave their traces: a fresh folder, removed with the round.
 class TraceFolder {
  public:
-  TraceFolder() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/safetune-processes.XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
-    path_ = pattern;
-  }
-  ~TraceFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TraceFolder(const TraceFolder&) = delete;
-  TraceFolder& operator=(const TraceFolder&) = delete;
-  std::string trace_of(int process) const { return path_ + "/p" + std::to_string(process) + ".jsonl"; }
-  std::string lost_of(int process) const { return path_ + "/p" + std::to_string(process) + ".lost"; }
+  std::string trace_of(int process) const { return folder_.path() + "/p" + std::to_string(process) + ".jsonl"; }
+  std::string lost_of(int process) const { return folder_.path() + "/p" + std::to_string(process) + ".lost"; }
 
  private:
-  std::string path_;
+  posix::TempDirectory folder_{"safetune-processes"};
 };
 
 struct Generation {
@@ -70,16 +66,25 @@ void write_trace_file(const std::string& path, const model::Trace& trace) {
   model::write_trace(out, trace);
 }
 
-// The body of worker process `process`; returns its exit status.
-int run_worker(const Generation& run, int process) {
+// The body of worker process `process`; returns its exit status, or is killed (--kill-owners).
+int run_worker(const Generation& run, int process, const KillLine& kills) {
+  static std::atomic<bool> dying{false};  // killed by request: its trace is written, whole
   try {
     std::optional<DirectoryStore> store;
     if (run.store_dir) store.emplace(*run.store_dir);
-    const ProcessRole role{.process = process, .origin = run.origin, .store = store ? &*store : nullptr};
+    const ProcessRole role{
+        .process = process, .origin = run.origin, .store = store ? &*store : nullptr,
+        .kill_at_bench = kill_point(run.options, run.round, process),
+        .killed = [&](const model::Trace& until_killed) {
+          dying.store(true);
+          write_trace_file(run.traces.trace_of(process), until_killed);
+          kills.ask_to_be_killed(process);
+        }};
     const Program program = generate_program(run.options.shape, run.options.mix, run.options.seed + static_cast<std::uint64_t>(process), run.round);
     RoundMonitor monitor;
     monitor.watchdog_limit = std::chrono::duration<double>(run.options.watchdog_seconds);
     monitor.on_hang = [&](const model::Trace& snapshot, const std::optional<std::string>& lost) {
+      if (dying.load()) for (;;) ::pause();  // the frozen recording is no stall: its kill comes
       write_trace_file(run.traces.trace_of(process), snapshot);
       if (lost) write_text(run.traces.lost_of(process), *lost);
       std::_Exit(lost ? kLost : kStalled);
@@ -104,10 +109,42 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-// Starts the generation's processes, waits for each, and says what was lost, if anything.
-std::vector<std::string> run_generation(const Generation& run, int first_process) {
+// A forked worker: it dies with the parent (a killed `safetune stress` leaves no worker behind),
+// and keeps only its end of the kill line.
+[[noreturn]] void become_worker(const Generation& run, int process, KillLine& kills) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  kills.close_parent_end();
+  std::_Exit(run_worker(run, process, kills));
+}
+
+// What a reaped worker lost, if anything: a worker killed at its request wrote its trace first.
+std::optional<std::string> lost_by(const Generation& run, const WorkerProcess& worker) {
+  const std::string who = "worker process " + std::to_string(worker.process);
+  const int status = worker.status;
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && worker.kill_asked) return std::nullopt;
+  if (WIFSIGNALED(status)) return who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (its trace is lost)";
+  if (WEXITSTATUS(status) == kLost) return who + ": " + read_text(run.traces.lost_of(worker.process));
+  if (WEXITSTATUS(status) != kWhole && WEXITSTATUS(status) != kStalled)
+    return who + " exited with status " + std::to_string(WEXITSTATUS(status));
+  return std::nullopt;
+}
+
+void reap_finished(std::vector<WorkerProcess>& workers) {
+  for (WorkerProcess& worker : workers)
+    if (!worker.reaped && ::waitpid(worker.pid, &worker.status, WNOHANG) == worker.pid) worker.reaped = true;
+}
+
+// What a generation lost (nothing, when whole), and how many of its workers were killed.
+struct GenerationEnd {
   std::vector<std::string> lost;
-  std::vector<std::pair<int, pid_t>> workers;
+  int killed = 0;
+};
+
+// Starts the generation's processes, serves their kill requests until every one has ended, and
+// says what was lost, if anything.
+GenerationEnd run_generation(const Generation& run, int first_process, KillLine& kills) {
+  std::vector<std::string> lost;
+  std::vector<WorkerProcess> workers;
   std::cout.flush();
   std::cerr.flush();
   for (int i = 0; i < run.options.processes; ++i) {
@@ -117,41 +154,33 @@ std::vector<std::string> run_generation(const Generation& run, int first_process
       lost.push_back("worker process " + std::to_string(process) + " could not start (fork failed)");
       break;
     }
-    if (pid == 0) std::_Exit(run_worker(run, process));
-    workers.emplace_back(process, pid);
+    if (pid == 0) become_worker(run, process, kills);
+    workers.push_back({.process = process, .pid = pid});
   }
-  for (const auto& [process, pid] : workers) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    const std::string who = "worker process " + std::to_string(process);
-    if (WIFSIGNALED(status)) lost.push_back(who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (its trace is lost)");
-    else if (WEXITSTATUS(status) == kLost) lost.push_back(who + ": " + read_text(run.traces.lost_of(process)));
-    else if (WEXITSTATUS(status) != kWhole && WEXITSTATUS(status) != kStalled)
-      lost.push_back(who + " exited with status " + std::to_string(WEXITSTATUS(status)));
+  const auto running = [&] { return std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return !w.reaped; }); };
+  for (reap_finished(workers); running(); reap_finished(workers)) kills.serve(workers, kServePeriod);
+  int killed = 0;
+  for (const WorkerProcess& worker : workers) {
+    if (auto what = lost_by(run, worker)) lost.push_back(*what);
+    killed += worker.kill_asked ? 1 : 0;
   }
-  return lost;
+  return {.lost = lost, .killed = killed};
 }
 
 // The traces of processes 0 .. count-1, merged by t_ns into one trace (numbered in merged order).
 model::Trace merged_trace(const TraceFolder& traces, int count) {
-  std::vector<std::unique_ptr<model::TraceReader>> readers;
-  std::vector<model::TraceReader*> pointers;
-  for (int process = 0; process < count; ++process) {
-    auto opened = model::TraceReader::open(traces.trace_of(process));
-    if (auto* error = std::get_if<model::InputError>(&opened))
-      throw std::runtime_error("the trace of worker process " + std::to_string(process) + " cannot be read: " + error->message);
-    readers.push_back(std::move(std::get<std::unique_ptr<model::TraceReader>>(opened)));
-    pointers.push_back(readers.back().get());
-  }
-  model::TraceMerge merge(pointers);
-  if (auto error = merge.read_headers()) throw std::runtime_error("worker process " + std::to_string(error->file) + "'s trace: " + error->error.show());
-  model::Trace trace{.header = merge.header(), .events = {}};
-  model::Event event;
-  while (merge.next(event) == model::TraceReader::Next::Event) trace.events.push_back(event);
-  if (!merge.error().error.message.empty())
-    throw std::runtime_error("worker process " + std::to_string(merge.error().file) + "'s trace: " + merge.error().error.show());
-  return trace;
+  std::vector<std::string> paths;
+  for (int process = 0; process < count; ++process) paths.push_back(traces.trace_of(process));
+  auto merged = model::read_merged_files(paths);
+  if (auto* error = std::get_if<model::MergeError>(&merged))
+    throw std::runtime_error("the trace of worker process " + std::to_string(error->file) + " cannot be read: " + error->error.show());
+  return std::move(std::get<model::Trace>(merged));
+}
+
+int damaged_entries(const std::string& store_dir, std::uint64_t seed, std::uint64_t round) {
+  int damaged = 0;
+  for (const auto& [damage, count] : damage_store(store_dir, seed, round)) damaged += count;
+  return damaged;
 }
 
 // The round's store: DIR/round-N, emptied first (it is this command's own folder).
@@ -167,20 +196,30 @@ std::optional<std::string> fresh_store(const StressOptions& options, std::uint64
 
 RoundResult run_process_round(const StressOptions& options, const SubjectInfo& subject, std::uint64_t round) {
   const TraceFolder traces;
+  KillLine kills;
   const Generation run{.options = options, .subject = subject, .round = round, .origin = Clock::now(),
                        .store_dir = fresh_store(options, round), .traces = traces};
   const int generations = options.restart ? 2 : 1;
+  RoundFaults faults;
   for (int generation = 0; generation < generations; ++generation) {
-    const std::vector<std::string> lost = run_generation(run, generation * options.processes);
-    if (lost.empty()) continue;
+    if (generation > 0 && options.damage_store) {
+      try {
+        faults.damaged_entries = damaged_entries(*run.store_dir, options.seed, round);
+      } catch (const std::exception& error) {
+        return RoundResult{.trace = {}, .incomplete = error.what(), .faults = faults};
+      }
+    }
+    GenerationEnd end = run_generation(run, generation * options.processes, kills);
+    faults.killed_processes += end.killed;
+    if (end.lost.empty()) continue;
     std::string text;
-    for (const std::string& each : lost) text += (text.empty() ? "" : "; ") + each;
-    return RoundResult{{}, text};
+    for (const std::string& each : end.lost) text += (text.empty() ? "" : "; ") + each;
+    return RoundResult{.trace = {}, .incomplete = text, .faults = faults};
   }
   try {
-    return RoundResult{merged_trace(traces, generations * options.processes), std::nullopt};
+    return RoundResult{.trace = merged_trace(traces, generations * options.processes), .incomplete = std::nullopt, .faults = faults};
   } catch (const std::exception& error) {
-    return RoundResult{{}, error.what()};
+    return RoundResult{.trace = {}, .incomplete = error.what(), .faults = faults};
   }
 }
 

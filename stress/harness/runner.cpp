@@ -121,6 +121,7 @@ class Round {
     caught_.resize(program.threads.size());
     recorder_.delay_before_seq(program.recorder_delay, kRecorderDelay);
     if (role_ != nullptr) recorder_.as_process(model::Name::integer(role_->process), role_->origin);
+    if (role_ != nullptr && role_->kill_at_bench > 0) recorder_.gate_for_freeze();
     hook_kernel_.emplace(device_kernel(), [this](const Invocation& inv, const Config& config) {
       on_benchmark(inv, config);
     });
@@ -295,9 +296,27 @@ class Round {
   // Inside the kernel's benchmark, under the subject's bench lock: the nested call of a step
   // that makes it there.
   void on_benchmark(const Invocation& /*inv*/, const Config& config) {
+    if (role_ != nullptr && role_->kill_at_bench > 0 &&
+        benches_.fetch_add(1, std::memory_order_relaxed) + 1 == role_->kill_at_bench)
+      die_here();
     if (pending_hook == nullptr || !pending_hook->in_benchmark) return;
     if (space_.index_of(config) != static_cast<std::size_t>(pending_hook->hook_config)) return;
     run_nested(*std::exchange(pending_hook, nullptr));
+  }
+
+  // --kill-owners: the recording stops, and the process's trace ends with its exit, stamped
+  // now: after every event it recorded, and before anything its death lets another process do.
+  [[noreturn]] void die_here() {
+    model::Trace trace = recorder_.freeze();
+    model::Event exit;
+    exit.kind = model::EventKind::Exit;
+    exit.seq = trace.events.empty() ? 1 : trace.events.back().seq + 1;
+    exit.process = model::Name::integer(role_->process);
+    exit.thread = model::Name::integer(worker_index);
+    exit.t_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - role_->origin).count();
+    trace.events.push_back(std::move(exit));
+    role_->killed(std::move(trace));
+    std::abort();  // `killed` must not return
   }
 
   void run_nested(const ProgramStep& step) {
@@ -342,6 +361,7 @@ class Round {
   std::atomic<std::int64_t> completed_{0};
   std::atomic<std::int64_t> out_of_memory_calls_{0};  // relaxed: a count, read after the joins
   std::atomic<int> finished_{0};
+  std::atomic<int> benches_{0};  // relaxed: a count, for --kill-owners
   std::vector<std::vector<std::exception_ptr>> caught_;  // by worker: each touches only its own
   std::optional<std::string> not_started_;
 };

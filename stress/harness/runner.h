@@ -28,9 +28,16 @@
 
 namespace safetune::stress {
 
+// The faults a multi-process round injected (process_round.h).
+struct RoundFaults {
+  int killed_processes = 0;  // --kill-owners: SIGKILLed mid-bench
+  int damaged_entries = 0;   // --damage-store: between the generations
+};
+
 struct RoundResult {
   model::Trace trace;
   std::optional<std::string> incomplete;  // what was lost, when something was
+  RoundFaults faults{};
 };
 
 struct RoundMonitor {
@@ -52,6 +59,12 @@ struct ProcessRole {
   int process = 0;                                // its name in the trace
   std::chrono::steady_clock::time_point origin{};  // t_ns counts from here in every process
   ResultsStore* store = nullptr;                  // shared with the other processes; null: none
+  // --kill-owners: > 0, this process is killed at its n-th bench, inside the benchmark, where it
+  // owns the attempt. `killed` gets its trace until then, ending with its exit (the recording is
+  // frozen: no thread records, or acts on a report, after it); it has the harness send SIGKILL,
+  // and never returns.
+  int kill_at_bench = 0;
+  std::function<void(model::Trace until_killed)> killed{};
 };
 
 RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,

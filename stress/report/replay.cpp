@@ -1,8 +1,22 @@
 #include "stress/report/replay.h"
 
+#include <array>
+#include <charconv>
 #include <sstream>
 
 namespace safetune::stress {
+
+namespace {
+
+// The shortest digits-and-point text that reads back as the same number (the flags take no
+// exponent), so that the line replays the run's very rates and limits.
+std::string exact(double value) {
+  std::array<char, 400> text{};
+  const auto [end, error] = std::to_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  return error == std::errc() ? std::string(text.data(), end) : std::to_string(value);
+}
+
+}  // namespace
 
 std::string replay_command(const StressOptions& options, std::optional<std::uint64_t> round) {
   std::ostringstream line;
@@ -15,8 +29,10 @@ std::string replay_command(const StressOptions& options, std::optional<std::uint
   if (options.processes > 1) line << " --processes " << options.processes;
   if (options.store) line << " --store " << *options.store;
   if (options.restart) line << " --restart";
+  if (options.damage_store) line << " --damage-store";
+  if (options.kill_owners > 0) line << " --kill-owners " << exact(options.kill_owners);
   if (round) line << " --round " << *round;
-  line << " --watchdog-seconds " << options.watchdog_seconds << " --seed " << options.seed;
+  line << " --watchdog-seconds " << exact(options.watchdog_seconds) << " --seed " << options.seed;
   return line.str();
 }
 

@@ -22,6 +22,8 @@ struct StressSummary {
   std::optional<std::string> incomplete{};  // why the run could not be recorded or checked whole
   std::uint64_t rounds = 0;
   double elapsed_s = 0;
+  int killed_processes = 0;  // summed over every round (--kill-owners)
+  int damaged_entries = 0;   // summed over every round (--damage-store)
 
   bool passed() const { return result.ok() && !incomplete; }
   // "pass", "fail" or "incomplete": a run that lost events is neither a pass nor a violation.

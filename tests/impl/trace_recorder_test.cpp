@@ -1,13 +1,16 @@
 // The trace recorder: one total order of events, thread names, timestamps and call outcomes, a
-// snapshot while threads record, and take(). (Lost events: trace_recorder_lost_events_test.cpp.)
+// snapshot while threads record, take(), and freeze(). (Lost events: trace_recorder_lost_events_test.cpp.)
 #include "impl/trace/trace_recorder.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <thread>
 #include <vector>
+
+#include "tests/store/child_process.h"
 
 namespace safetune {
 namespace {
@@ -153,6 +156,33 @@ TEST(TraceRecorder, TakeLeavesTheRecorderEmpty) {
   const model::Trace later = recorder.take();
   ASSERT_EQ(later.events.size(), 1u);
   EXPECT_EQ(later.events[0].seq, 3);
+}
+
+// freeze() (a process about to be killed): every event recorded before it is in its trace, and a
+// thread that reports after it never comes back to act on it. In a child process, which ends with
+// that thread still parked, as a killed one would.
+TEST(TraceRecorder, FreezeKeepsEveryEventBeforeItAndParksAThreadThatReportsAfter) {
+  const pid_t child = testing::spawn([] {
+    TraceRecorder recorder(white_box_header());
+    recorder.gate_for_freeze();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&recorder, t] {
+        TraceRecorder::bind_thread(t);
+        for (int i = 0; i < 50; ++i) recorder.call_begin("add", "k", t);
+      });
+    for (auto& thread : threads) thread.join();
+    const bool all_before = recorder.freeze().events.size() == 200u;
+    std::atomic<bool> came_back{false};
+    std::thread late([&] {
+      recorder.call_begin("add", "k", 9);
+      came_back.store(true);
+    });
+    late.detach();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return all_before && !came_back.load() && recorder.snapshot().events.size() == 200u;
+  });
+  EXPECT_EQ(testing::wait_for(child), "exit 0") << "the frozen trace lacked an event, or the late thread came back";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// `safetune stress --processes P --store DIR [--restart]`: worker processes on one directory
-// store, their traces merged and checked as one run (stress/harness/process_round.h).
+// `safetune stress --processes P --store DIR [--restart] [--kill-owners RATE] [--damage-store]`:
+// worker processes on one directory store, their traces merged and checked as one run
+// (stress/harness/process_round.h).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -56,7 +57,45 @@ TEST(StressProcesses, ProcessesWithoutAStoreTuneAgainAndTheModelSaysSo) {
   EXPECT_TRUE(json.at("violation_totals").contains("R3") || json.at("violation_totals").contains("R2")) << json.dump();
 }
 
+// Owners killed with SIGKILL mid-bench: their OFD locks die with them, a waiter takes over, every
+// process ends, and each key still has one successful tuning (the killed attempts are abandoned).
+TEST(StressProcesses, OwnersKilledMidBenchAreTakenOverAndEveryProcessEnds) {
+  TempDirectory store;
+  int killed = 0;
+  for (int seed = 1; seed <= 4; ++seed) {
+    const auto json = run_json("--processes 6 --threads 3 --keys 3 --configs 8 --calls 30 --kill-owners 0.5 --seed " +
+                                   std::to_string(seed) + " --store " + store.path(), 0);
+    EXPECT_EQ(json.at("verdict"), "pass") << "seed " << seed;
+    EXPECT_EQ(json.at("successful_tunings"), 3) << "seed " << seed;
+    EXPECT_EQ(json.at("duplicate_tunings"), 0) << "seed " << seed;
+    EXPECT_EQ(json.at("hung_calls"), 0) << "seed " << seed;
+    EXPECT_GE(json.at("abandoned_attempts"), json.at("killed_processes")) << "each was killed in its attempt (its other threads may own more)";
+    killed += json.at("killed_processes").get<int>();
+  }
+  EXPECT_GT(killed, 0) << "no seed killed an owner: the fault was not injected";
+}
+
+// Entries damaged between the generations are rejected (never launched), quarantined and tuned
+// again: the run passes, with the rejections counted.
+TEST(StressProcesses, DamagedEntriesAreRejectedQuarantinedAndTunedAgain) {
+  TempDirectory store;
+  const auto json = run_json("--processes 4 --threads 2 --keys 8 --configs 8 --calls 20 --restart --damage-store --seed 5 --store " +
+                                 store.path(), 0);
+  EXPECT_EQ(json.at("verdict"), "pass");
+  const int damaged = json.at("damaged_entries").get<int>();
+  EXPECT_GT(damaged, 0);
+  EXPECT_GE(json.at("rejected_loads").get<int>(), damaged);
+  EXPECT_EQ(json.at("successful_tunings"), 8 + damaged);  // each damaged key tuned once more
+  EXPECT_EQ(json.at("duplicate_tunings"), 0);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(store.path() + "/round-0/quarantine"), {}), 2 * damaged)
+      << "each damaged entry is quarantined with its reason";
+}
+
 TEST(StressProcesses, BadFlagsAreUsageErrors) {
+  EXPECT_EQ(run_safetune("stress --kill-owners 0.5").exit_code, 2);  // needs worker processes
+  EXPECT_EQ(run_safetune("stress --processes 2 --kill-owners 1.5").exit_code, 2);
+  EXPECT_EQ(run_safetune("stress --processes 2 --kill-owners 0").exit_code, 2);
+  EXPECT_EQ(run_safetune("stress --store /tmp --damage-store").exit_code, 2);  // needs --restart
   EXPECT_EQ(run_safetune("stress --restart").exit_code, 2);          // needs --store
   EXPECT_EQ(run_safetune("stress --processes 0").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --store /dev/null").exit_code, 2);  // not a directory

@@ -1,0 +1,25 @@
+// --damage-store: between the generations of a --restart round, the harness damages the entries
+// that the first generation published, as a disk, an editor or another version would. The second
+// generation must find every damaged entry a miss (a rejected load), quarantine it and tune the
+// key again, and launch no winner of a rejected entry (R12, R13).
+//
+// Each entry is left whole or gets one damage, drawn from the seed and the round so that a replay
+// damages the same entries the same way. The damage is written in place: it is the fault, not a
+// publication.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace safetune::stress {
+
+enum class Damage { Truncated, NotJson, AnotherSchema, AnotherKey, ForeignFingerprint, WinnerOutsideTheSpace };
+
+// The entries of `dir` damaged, by kind (no entry for a kind none got). Throws std::runtime_error
+// naming the file when one cannot be read or written.
+std::map<Damage, int> damage_store(const std::string& dir, std::uint64_t seed, std::uint64_t round);
+
+std::string damage_name(Damage damage);  // "truncated", "not JSON", ...
+
+}  // namespace safetune::stress
