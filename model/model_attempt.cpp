@@ -114,10 +114,13 @@ void mark_waiters_of_failure(StepContext& step, const Attempt& attempt) {
     const OpenCall& call = step.state.calls.at(seq);
     if (call.thread == attempt.owner || call.launches > 0) continue;
     // White-box: a call waited on this attempt when one of its waits began while the attempt
-    // was in flight (after its tune_begin, whose seq is the attempt id). A wait that began on an
-    // earlier attempt and is still open now waited on that one: its winner, published inside
+    // was in flight (after its tune_begin, whose seq is the attempt id), or when its wait is
+    // still open and began after the key's last success: it waited for this attempt to begin (an
+    // owner's tune_begin comes after its store steps, and its process's waiters wait meanwhile).
+    // A wait open since before a success waited on that success: its winner, published inside
     // the call's window, stays a valid answer.
-    const bool waited = call.wait_open_seq.value_or(-1) > attempt.id || call.last_wait_begin_seq > attempt.id;
+    const std::int64_t open_since = call.wait_open_seq.value_or(-1);
+    const bool waited = open_since > attempt.id || open_since > step.choice->last_success_seq || call.last_wait_begin_seq > attempt.id;
     if (white_box && !waited) continue;
     CallView& view = step.choice->views[seq];
     view.saw_failure = true;
