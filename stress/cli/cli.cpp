@@ -115,7 +115,7 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
   add_integer_flag(stress, "--seed", options.seed, 0, kAnyUint64, "program seed (default: random; always printed)");
   add_seconds_flag(stress, "--watchdog-seconds", options.watchdog_seconds, 3600,
                    "a run in which no event is recorded for this long is a hang (2)");
-  add_integer_flag(stress, "--processes", options.processes, 1, 256,
+  add_integer_flag(stress, "--processes", options.processes, 1, kMaxProcesses,
                    "worker processes, each with --threads threads, checked as one run (1)");
   stress.add_option("--store", options.store,
                     "a directory store that the processes share (each round in DIR/round-N)")
@@ -168,16 +168,24 @@ void choose_device(const CLI::App& stress, StressOptions& options) {
 #endif
 }
 
-void finish_stress_options(CLI::App& stress, StressOptions& options) {
-  if (options.kill_owners > 0 && options.processes == 1 && !options.store)
-    throw CLI::ValidationError("--kill-owners", "needs worker processes: give --processes P or --store DIR");
-  choose_device(stress, options);
-  options.seed_given = stress.count("--seed") > 0;
-  // The subject's scenario fills in whatever the command line left out.
+// The subject's scenario fills in whatever the command line left out.
+void apply_scenario(const CLI::App& stress, StressOptions& options) {
   const Scenario& scenario = find_subject(options.subject)->scenario;
   if (stress.count("--mix") == 0) options.mix_name = scenario.mix;
   if (stress.count("--wait") == 0) options.wait_name = scenario.wait;
   if (stress.count("--reentry") == 0) options.reentry_name = scenario.reentry;
+  if (stress.count("--processes") == 0) options.processes = scenario.processes;
+  options.temporary_store = scenario.store && !options.store;
+  options.restart = options.restart || scenario.restart;
+  options.damage_store = options.damage_store || scenario.damage_store;
+}
+
+void finish_stress_options(CLI::App& stress, StressOptions& options) {
+  apply_scenario(stress, options);
+  if (options.kill_owners > 0 && options.processes == 1 && !options.store && !options.temporary_store)
+    throw CLI::ValidationError("--kill-owners", "needs worker processes: give --processes P or --store DIR");
+  choose_device(stress, options);
+  options.seed_given = stress.count("--seed") > 0;
   if (!options.seed_given) options.seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
   options.mix = mix_named(options.mix_name);
   // Both names are known: the flags are checked against them, and the registry checks every

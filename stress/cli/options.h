@@ -38,6 +38,8 @@ struct StressOptions {
   double watchdog_seconds = 2;        // > 0; the reference never stalls this long (tsan, 2 cores)
   int processes = 1;                  // worker processes per generation, each with `threads` threads
   std::optional<std::string> store;   // a directory store shared by the processes (round-N/ in it)
+  bool temporary_store = false;       // the scenario wants a store and --store named none: the run
+                                      // makes a fresh temporary one (run_stress)
   bool restart = false;               // a second generation on the same store (needs `store`)
   double kill_owners = 0;             // in [0, 1]: the chance that a worker process is killed
                                       // (SIGKILL) in one of its benches; > 0 needs worker processes

@@ -16,6 +16,7 @@
 #include <optional>
 #include <system_error>
 
+#include "impl/posix/temp_directory.h"
 #include "stress/cli/commands.h"
 #include "model/checker.h"
 #include "stress/report/outputs.h"
@@ -160,8 +161,13 @@ class StressRun {
 
 }  // namespace
 
-int run_stress(const StressOptions& options) {
-  if (!options.device_given) std::cerr << options.device_reason << ": using the " << options.device << " device\n";
+int run_stress(const StressOptions& given) {
+  if (!given.device_given) std::cerr << given.device_reason << ": using the " << given.device << " device\n";
+  // A scenario's store with no --store: a fresh folder, removed after the run (the replay line
+  // names it; replayed, it is made again).
+  std::optional<posix::TempDirectory> temporary;
+  StressOptions options = given;
+  if (options.temporary_store) options.store = temporary.emplace("safetune-store").path();
   return StressRun(options).run();
 }
 

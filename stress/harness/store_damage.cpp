@@ -17,8 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-constexpr Damage kDamages[] = {Damage::Truncated,     Damage::NotJson,          Damage::AnotherSchema,
-                               Damage::AnotherKey,    Damage::ForeignFingerprint, Damage::WinnerOutsideTheSpace};
+// The damages of one entry alone (AnotherKey is a swap of two).
+constexpr Damage kInPlaceDamages[] = {Damage::Truncated, Damage::NotJson, Damage::AnotherSchema, Damage::ForeignFingerprint,
+                                      Damage::WinnerOutsideTheSpace};
 // One entry in this many is left whole: the second generation then loads some and tunes others.
 constexpr int kWholeOneIn = 4;
 
@@ -42,7 +43,6 @@ std::string edited(const std::string& text, const fs::path& path, Damage damage)
   if (entry.is_discarded() || !entry.is_object()) throw std::runtime_error("--damage-store: " + path.string() + " is no entry");
   switch (damage) {
     case Damage::AnotherSchema: entry["schema"] = entry.value("schema", 1) + 1; break;
-    case Damage::AnotherKey: entry["key"] = entry.value("key", std::string()) + "-of-another-entry"; break;
     case Damage::ForeignFingerprint: entry["fingerprint"]["device"]["driver"] = "another driver"; break;
     case Damage::WinnerOutsideTheSpace: entry["winner"] = "BLOCK=1"; break;
     default: break;
@@ -50,12 +50,19 @@ std::string edited(const std::string& text, const fs::path& path, Damage damage)
   return entry.dump() + "\n";
 }
 
-std::string damaged(const std::string& text, const fs::path& path, Damage damage) {
+std::string damaged_text(const std::string& text, const fs::path& path, Damage damage) {
   switch (damage) {
     case Damage::Truncated: return text.substr(0, text.size() / 2);
     case Damage::NotJson: return "{\"schema\": 1, \"winner\": <torn>\n";
     default: return edited(text, path, damage);
   }
+}
+
+// The winner an entry's text names, or "" when it cannot be read.
+std::string winner_of(const std::string& text) {
+  const Json entry = Json::parse(text, nullptr, false);
+  if (entry.is_discarded() || !entry.is_object() || !entry.contains("winner") || !entry["winner"].is_string()) return "";
+  return entry["winner"].get<std::string>();
 }
 
 }  // namespace
@@ -73,18 +80,33 @@ std::string damage_name(Damage damage) {
 }
 
 std::map<Damage, int> damage_store(const std::string& dir, std::uint64_t seed, std::uint64_t round) {
-  std::vector<fs::path> entries;
+  std::vector<fs::path> paths;
   for (const auto& file : fs::directory_iterator(dir))
-    if (file.is_regular_file() && file.path().extension() == ".json") entries.push_back(file.path());
-  std::sort(entries.begin(), entries.end());  // the draws follow the names, not the directory's order
+    if (file.is_regular_file() && file.path().extension() == ".json") paths.push_back(file.path());
+  std::sort(paths.begin(), paths.end());  // the draws follow the names, not the directory's order
   std::seed_seq seeds{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
                       static_cast<std::uint32_t>(round), static_cast<std::uint32_t>(round >> 32), 0xda3a6eu};
   std::mt19937_64 draws(seeds);
+  std::shuffle(paths.begin(), paths.end(), draws);
+  std::vector<std::string> texts;
+  for (const fs::path& path : paths) texts.push_back(read_all(path));
   std::map<Damage, int> done;
-  for (const fs::path& path : entries) {
-    if (std::uniform_int_distribution<int>(1, kWholeOneIn)(draws) == 1) continue;
-    const Damage damage = kDamages[std::uniform_int_distribution<std::size_t>(0, std::size(kDamages) - 1)(draws)];
-    write_all_in_place(path, damaged(read_all(path), path, damage));
+  std::vector<bool> touched(paths.size(), false);
+  // First a swap, of two entries whose winners differ: each is then another key's entry, whose
+  // winner is wrong for the key it stands for.
+  for (std::size_t a = 0; a < paths.size() && done.empty(); ++a)
+    for (std::size_t b = a + 1; b < paths.size() && done.empty(); ++b) {
+      const std::string winner = winner_of(texts[a]);
+      if (winner.empty() || winner_of(texts[b]).empty() || winner == winner_of(texts[b])) continue;
+      write_all_in_place(paths[a], texts[b]);
+      write_all_in_place(paths[b], texts[a]);
+      touched[a] = touched[b] = true;
+      done[Damage::AnotherKey] = 2;
+    }
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (touched[i] || std::uniform_int_distribution<int>(1, kWholeOneIn)(draws) == 1) continue;
+    const Damage damage = kInPlaceDamages[std::uniform_int_distribution<std::size_t>(0, std::size(kInPlaceDamages) - 1)(draws)];
+    write_all_in_place(paths[i], damaged_text(texts[i], paths[i], damage));
     ++done[damage];
   }
   return done;

@@ -3,9 +3,10 @@
 // generation must find every damaged entry a miss (a rejected load), quarantine it and tune the
 // key again, and launch no winner of a rejected entry (R12, R13).
 //
-// Each entry is left whole or gets one damage, drawn from the seed and the round so that a replay
-// damages the same entries the same way. The damage is written in place: it is the fault, not a
-// publication.
+// Two entries whose winners differ are swapped (each is then another key's entry, with a winner
+// wrong for its key); each other entry is left whole (one in four) or gets one damage of its own.
+// The draws come from the seed and the round, so that a replay damages the same entries the same
+// way. The damage is written in place: it is the fault, not a publication.
 #pragma once
 
 #include <cstdint>

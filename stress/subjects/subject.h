@@ -83,10 +83,19 @@ std::unique_ptr<Subject> make_subject(const SubjectEnvironment& environment) {
 // the policies that `safetune stress --subject NAME` uses unless --mix, --wait or --reentry say
 // otherwise. The summary prints it. It is the only thing the harness knows about a subject
 // besides its trace: a catch comes from the model and the watchdog alone.
+inline constexpr int kMaxProcesses = 256;  // --processes and Scenario::processes
+
 struct Scenario {
   std::string mix = "plain";
   std::string wait = "block";     // "block" or "fallback"
   std::string reentry = "error";  // "error" or "fallback"
+  // Across processes, where a store subject's bug lives: worker processes per generation (1: the
+  // harness's own process), a directory store (a fresh temporary one unless --store names one), a
+  // second generation on it, and damage to its entries between the two (stress/cli/options.h).
+  int processes = 1;
+  bool store = false;
+  bool restart = false;       // needs store
+  bool damage_store = false;  // needs restart
 };
 
 struct SubjectInfo {

@@ -23,6 +23,9 @@
 #include "stress/subjects/reference_subject.h"
 #include "stress/subjects/retry_storm.h"
 #include "stress/subjects/stale_publish.h"
+#include "stress/subjects/stores/last_writer_wins_store.h"
+#include "stress/subjects/stores/stale_lock_store.h"
+#include "stress/subjects/stores/trusting_store.h"
 #include "stress/subjects/subject.h"
 #include "stress/subjects/timeout_retune.h"
 #include "stress/subjects/unlocked.h"
@@ -107,6 +110,26 @@ std::vector<SubjectInfo> builtin_subjects() {
        .bug = "future-single-flight whose waiters give up after 100 us and tune again themselves",
        .make = make_subject<TimeoutRetune>,
        .caught_by = {"R2", "R3"}},
+      // The reference autotuner over a broken results store (stress/subjects/stores/), across
+      // worker processes on one directory store.
+      {.name = "store-last-writer-wins",
+       .bug = "a store with no single flight: every process that misses tunes, the last publication wins",
+       .white_box = true,
+       .make = make_store_subject<LastWriterWinsStore>,
+       .scenario = {.processes = 4, .store = true},
+       .caught_by = {"R2", "R3"}},
+      {.name = "store-stale-lock",
+       .bug = "claims are O_EXCL lock files taken over after a fixed 2 ms: a slow live owner loses its exclusion",
+       .white_box = true,
+       .make = make_store_subject<StaleLockStore>,
+       .scenario = {.processes = 4, .store = true},
+       .caught_by = {"R2", "R3"}},
+      {.name = "store-trusts-any-entry",
+       .bug = "entries are trusted with no key, schema or fingerprint check: a swapped entry's winner is launched",
+       .white_box = true,
+       .make = make_store_subject<TrustingStore>,
+       .scenario = {.processes = 4, .store = true, .restart = true, .damage_store = true},
+       .caught_by = {"R12"}},
       {.name = "mini-correct",
        .bug = "none (test-only: the base the broken subjects derive from)",
        .white_box = true,
@@ -169,6 +192,11 @@ std::string scenario_problem(const Scenario& scenario) {
   if (!model::parse_reentry_policy(scenario.reentry)) {
     return "its scenario's reentry '" + scenario.reentry + "' is not error or fallback";
   }
+  if (scenario.processes < 1 || scenario.processes > kMaxProcesses) {
+    return "its scenario's processes " + std::to_string(scenario.processes) + " is not from 1 to " + std::to_string(kMaxProcesses);
+  }
+  if (scenario.restart && !scenario.store) return "its scenario restarts with no store to restart on";
+  if (scenario.damage_store && !scenario.restart) return "its scenario damages the store with no restart to find it";
   return "";
 }
 

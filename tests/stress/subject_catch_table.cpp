@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "impl/posix/temp_directory.h"
 #include "stress/subjects/subject.h"
 
 namespace safetune::stress::testing {
@@ -85,16 +86,27 @@ std::vector<Outcome> run_all(const std::vector<Job>& jobs) {
   return outcomes;
 }
 
+// The scenario as flags; a store scenario's --store is added per run (store_flag).
 std::string scenario_flags(const Scenario& scenario) {
-  return "--mix " + scenario.mix + " --wait " + scenario.wait + " --reentry " + scenario.reentry;
+  std::string flags = "--mix " + scenario.mix + " --wait " + scenario.wait + " --reentry " + scenario.reentry;
+  if (scenario.processes > 1) flags += " --processes " + std::to_string(scenario.processes);
+  if (scenario.restart) flags += " --restart";
+  if (scenario.damage_store) flags += " --damage-store";
+  return flags;
 }
 
-std::vector<Job> make_jobs(int seeds, std::uint64_t base) {
+// Each run on a store gets a folder of its own under `stores`: runs go on in parallel, and a
+// round's store (DIR/round-N) is emptied when it starts.
+std::string store_flag(const Scenario& scenario, const std::string& stores, std::size_t run) {
+  return scenario.store ? " --store " + stores + "/run-" + std::to_string(run) : "";
+}
+
+std::vector<Job> make_jobs(int seeds, std::uint64_t base, const std::string& stores) {
   std::vector<Job> jobs;
-  std::set<std::string> scenarios;
+  std::map<std::string, Scenario> scenarios;
   for (const SubjectInfo& info : subject_registry()) {
     if (!info.listed) continue;
-    scenarios.insert(scenario_flags(info.scenario));
+    scenarios.emplace(scenario_flags(info.scenario) + (info.scenario.store ? " (store)" : ""), info.scenario);
     if (info.name == "reference") continue;
     const bool broken = info.bug != "none";  // a correct subject of another design must pass
     const std::set<std::string> declared(info.caught_by.begin(), info.caught_by.end());
@@ -105,9 +117,11 @@ std::vector<Job> make_jobs(int seeds, std::uint64_t base) {
                       .declared = declared});
     }
   }
-  for (const std::string& flags : scenarios) {
+  for (const auto& [row, scenario] : scenarios) {
     for (int i = 0; i < seeds; ++i) {
-      jobs.push_back({.row = "reference " + flags, .arguments = flags + " --seed " + std::to_string(base + i)});
+      jobs.push_back({.row = "reference " + row,
+                      .arguments = scenario_flags(scenario) + store_flag(scenario, stores, jobs.size()) + " --seed " +
+                                   std::to_string(base + i)});
     }
   }
   return jobs;
@@ -145,7 +159,8 @@ TEST(SubjectCatchTable, EveryBrokenSubjectDeclaresTheRulesThatCatchIt) {
 TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
   const int seeds = SAFETUNE_CATCH_TABLE_SEEDS;
   const std::uint64_t base = std::random_device{}() % 1000000000ULL;
-  const std::vector<Job> jobs = make_jobs(seeds, base);
+  const posix::TempDirectory stores("safetune-catch-table");
+  const std::vector<Job> jobs = make_jobs(seeds, base, stores.path());
   const std::vector<Outcome> outcomes = run_all(jobs);
   std::map<std::string, Row> rows;
   std::vector<std::string> order;

@@ -76,6 +76,10 @@ std::string scenario_text(const Scenario& scenario) {
   std::string text = scenario.mix;
   if (scenario.wait != "block") text += ", wait " + scenario.wait;
   if (scenario.reentry != "error") text += ", reentry " + scenario.reentry;
+  if (scenario.processes > 1) text += ", " + std::to_string(scenario.processes) + " processes";
+  if (scenario.store) text += ", store";
+  if (scenario.restart) text += ", restart";
+  if (scenario.damage_store) text += ", damaged";
   return text;
 }
 

@@ -1,0 +1,42 @@
+#include "stress/subjects/stores/store_subject.h"
+
+#include <stdexcept>
+
+#include "stress/subjects/reference_subject.h"
+
+namespace safetune::stress::subjects {
+namespace {
+
+class ReferenceOverStore final : public Subject {
+ public:
+  ReferenceOverStore(const SubjectEnvironment& environment, std::unique_ptr<ResultsStore> store)
+      : store_(std::move(store)), tuner_(make_reference_subject(with_store(environment, *store_))) {}
+
+  Config call(const Invocation& inv) override { return tuner_->call(inv); }
+  void invalidate(std::string_view key) override { tuner_->invalidate(key); }
+
+ private:
+  static SubjectEnvironment with_store(const SubjectEnvironment& environment, ResultsStore& store) {
+    SubjectEnvironment with = environment;
+    with.store = &store;
+    return with;
+  }
+
+  const std::unique_ptr<ResultsStore> store_;  // first: outlives the autotuner that uses it
+  const std::unique_ptr<Subject> tuner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subject> make_reference_over(const SubjectEnvironment& environment, std::unique_ptr<ResultsStore> store) {
+  return std::make_unique<ReferenceOverStore>(environment, std::move(store));
+}
+
+DirectoryStore& directory_store_of(const SubjectEnvironment& environment) {
+  auto* directory = dynamic_cast<DirectoryStore*>(environment.store);
+  if (directory == nullptr)
+    throw std::invalid_argument("a store subject needs a directory store (--store DIR, or its scenario's own)");
+  return *directory;
+}
+
+}  // namespace safetune::stress::subjects
