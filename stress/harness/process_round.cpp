@@ -57,7 +57,18 @@ struct Generation {
   Clock::time_point origin{};
   std::optional<std::string> store_dir{};
   const TraceFolder& traces;
+  const ProcessPlan* plan = nullptr;
 };
+
+Program program_of(const Generation& run, int process) {
+  if (run.plan != nullptr) return run.plan->programs.at(static_cast<std::size_t>(process));
+  return generate_program(run.options.shape, run.options.mix, run.options.seed + static_cast<std::uint64_t>(process), run.round);
+}
+
+int kill_point_of(const Generation& run, int process) {
+  if (run.plan != nullptr) return run.plan->kill_at_bench.at(static_cast<std::size_t>(process));
+  return kill_point(run.options, run.round, process);
+}
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -74,13 +85,13 @@ int run_worker(const Generation& run, int process, const KillLine& kills) {
     if (run.store_dir) store.emplace(*run.store_dir);
     const ProcessRole role{
         .process = process, .origin = run.origin, .store = store ? &*store : nullptr,
-        .kill_at_bench = kill_point(run.options, run.round, process),
+        .kill_at_bench = kill_point_of(run, process),
         .killed = [&](const model::Trace& until_killed) {
           dying.store(true);
           write_trace_file(run.traces.trace_of(process), until_killed);
           kills.ask_to_be_killed(process);
         }};
-    const Program program = generate_program(run.options.shape, run.options.mix, run.options.seed + static_cast<std::uint64_t>(process), run.round);
+    const Program program = program_of(run, process);
     RoundMonitor monitor;
     monitor.watchdog_limit = std::chrono::duration<double>(run.options.watchdog_seconds);
     monitor.on_hang = [&](const model::Trace& snapshot, const std::optional<std::string>& lost) {
@@ -194,11 +205,12 @@ std::optional<std::string> fresh_store(const StressOptions& options, std::uint64
 
 }  // namespace
 
-RoundResult run_process_round(const StressOptions& options, const SubjectInfo& subject, std::uint64_t round) {
+RoundResult run_process_round(const StressOptions& options, const SubjectInfo& subject, std::uint64_t round,
+                              const ProcessPlan* plan) {
   const TraceFolder traces;
   KillLine kills;
   const Generation run{.options = options, .subject = subject, .round = round, .origin = Clock::now(),
-                       .store_dir = fresh_store(options, round), .traces = traces};
+                       .store_dir = fresh_store(options, round), .traces = traces, .plan = plan};
   const int generations = options.restart ? 2 : 1;
   RoundFaults faults;
   for (int generation = 0; generation < generations; ++generation) {

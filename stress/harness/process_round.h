@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "stress/cli/options.h"
 #include "stress/harness/runner.h"
@@ -19,6 +20,16 @@
 
 namespace safetune::stress {
 
-RoundResult run_process_round(const StressOptions& options, const SubjectInfo& subject, std::uint64_t round);
+// What each worker process runs, when a test gives it rather than the seed: by process number
+// (the first generation's are 0 .. P-1, a restart's P .. 2P-1), its program and its kill point
+// (0: none; n: killed at its n-th bench, as --kill-owners would).
+struct ProcessPlan {
+  std::vector<Program> programs;
+  std::vector<int> kill_at_bench;
+};
+
+// `plan`, when given, holds one entry per process of every generation.
+RoundResult run_process_round(const StressOptions& options, const SubjectInfo& subject, std::uint64_t round,
+                              const ProcessPlan* plan = nullptr);
 
 }  // namespace safetune::stress

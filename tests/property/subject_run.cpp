@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -33,16 +34,6 @@ std::string policies(const SubjectCase& program_case) {
       << (program_case.bench_lock ? ", bench lock" : ", no bench lock") << ", "
       << program_case.keys << " keys, " << program_case.configs << " configs";
   return out.str();
-}
-
-std::string verdict_of(const std::vector<model::Violation>& violations) {
-  std::string verdict;
-  for (const model::Violation& violation : violations) {
-    if (!verdict.empty()) verdict += "; ";
-    verdict += std::string(model::rule_id(violation.rule)) + " (" +
-               std::string(model::rule_name(violation.rule)) + "): " + violation.message;
-  }
-  return verdict;
 }
 
 stress::StressOptions options_for(const stress::SubjectInfo& subject, const SubjectCase& program_case) {
@@ -139,6 +130,22 @@ std::string how_it_died(int status) {
 }
 
 }  // namespace
+
+std::string verdict_of(const std::vector<model::Violation>& violations) {
+  std::string verdict;
+  for (const model::Violation& violation : violations) {
+    if (!verdict.empty()) verdict += "; ";
+    verdict += std::string(model::rule_id(violation.rule)) + " (" +
+               std::string(model::rule_name(violation.rule)) + "): " + violation.message;
+  }
+  return verdict;
+}
+
+std::string test_name_of(const std::string& subject) {
+  std::string name = subject;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
 
 std::string describe(const SubjectCase& program_case) {
   return policies(program_case) + "\n" + stress::describe(program_case.program);

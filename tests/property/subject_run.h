@@ -10,8 +10,10 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/event.h"
+#include "model/violation.h"
 #include "stress/harness/program.h"
 #include "stress/subjects/subject.h"
 #include "tests/common/sanitizer_build.h"
@@ -36,6 +38,12 @@ using testing::kThreadSanitizerBuild;
 
 // How a verdict begins when the child died of a ThreadSanitizer report (TSan builds only).
 inline constexpr std::string_view kThreadSanitizerReport = "ThreadSanitizer reported a data race";
+
+// A subject's name as a gtest parameter's name ("store-stale-lock" -> "store_stale_lock").
+std::string test_name_of(const std::string& subject);
+
+// Each broken rule with the model's message, "; " between: "R7 (termination): ...".
+std::string verdict_of(const std::vector<model::Violation>& violations);
 
 // Runs the case once; returns "" when the trace breaks no rule, else the verdict: each broken
 // rule with the model's message ("R7 (termination): ..."), how the child died, or, for a trace
