@@ -144,7 +144,7 @@ void add_output_options(CLI::App& stress, StressOptions& options) {
 // Is a CUDA device usable? A run that forks worker processes asks in a child, since CUDA does not
 // survive a fork and the workers use the GPU; any other run asks here, once, as its run will.
 cuda::CudaProbe probe_cuda_for(const StressOptions& options) {
-  return options.processes > 1 ? cuda::probe_cuda_in_child() : cuda::probe_cuda();
+  return options.forks_workers() ? cuda::probe_cuda_in_child() : cuda::probe_cuda();
 }
 #endif
 
@@ -182,7 +182,7 @@ void apply_scenario(const CLI::App& stress, StressOptions& options) {
 
 void finish_stress_options(CLI::App& stress, StressOptions& options) {
   apply_scenario(stress, options);
-  if (options.kill_owners > 0 && options.processes == 1 && !options.store && !options.temporary_store)
+  if (options.kill_owners > 0 && !options.forks_workers())
     throw CLI::ValidationError("--kill-owners", "needs worker processes: give --processes P or --store DIR");
   choose_device(stress, options);
   options.seed_given = stress.count("--seed") > 0;

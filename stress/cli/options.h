@@ -44,6 +44,9 @@ struct StressOptions {
   double kill_owners = 0;             // in [0, 1]: the chance that a worker process is killed
                                       // (SIGKILL) in one of its benches; > 0 needs worker processes
   bool damage_store = false;          // damage the entries between generations (needs `restart`)
+
+  // The run forks worker processes (process_round.h): several, or one on a store.
+  bool forks_workers() const { return processes > 1 || store || temporary_store; }
 };
 
 struct CheckOptions {

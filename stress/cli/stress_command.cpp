@@ -73,7 +73,7 @@ class StressRun {
     current_round_ = round;
     const Program program = generate_program(options_.shape, options_.mix, options_.seed, round);
     if (options_.print_program) std::cerr << "round " << round << ":\n" << describe(program);
-    RoundResult ran = options_.processes > 1 || options_.store ? run_process_round(options_, subject_, round)
+    RoundResult ran = options_.forks_workers() ? run_process_round(options_, subject_, round)
                                                                : run_round(options_, subject_, program, monitor());
     last_trace_ = std::move(ran.trace);
     ++summary_.rounds;

@@ -91,7 +91,7 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
       << " --wait " << options.wait_name << " --reentry " << options.reentry_name
       << "\ncalls: " << options.shape.calls
       << " per thread per round (" << stats.calls << " in all, " << summary.rounds << " round(s))"
-      << (options.processes > 1 || options.store
+      << (options.forks_workers()
               ? "\nprocesses: " + std::to_string(options.processes) + (options.restart ? " (and a restart)" : "") +
                     "\nstore: " + options.store.value_or("none (each process in memory)") +
                     "\nfaults: " + std::to_string(summary.killed_processes) + " process(es) killed mid-bench, " +

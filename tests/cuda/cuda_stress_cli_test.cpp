@@ -7,6 +7,7 @@
 #include <string>
 
 #include "impl/cuda/cuda_probe.h"
+#include "impl/posix/temp_directory.h"
 #include "tests/stress/run_binary.h"
 
 namespace safetune::stress::testing {
@@ -32,6 +33,20 @@ TEST(CudaStressCli, AskingForCudaRunsOnTheGpuElseIsAUsageErrorThatSaysWhy) {
   if (has_gpu()) {
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_NE(result.out.find("device: cuda"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("verdict: pass"), std::string::npos) << result.out;
+  } else {
+    EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+    EXPECT_NE(result.err.find("no usable CUDA device"), std::string::npos) << result.err;
+  }
+}
+
+// A run on a store forks its worker processes, even one: the command must not initialize CUDA
+// before the fork (its probe then runs in a child), or the worker's CUDA fails.
+TEST(CudaStressCli, OneWorkerProcessOnAStoreRunsOnTheGpu) {
+  const posix::TempDirectory store("safetune-cuda-store");
+  const CommandResult result = run_safetune("stress --device cuda --processes 1 --threads 2 --keys 1 --configs 4 --calls 3 --store " + store.path());
+  if (has_gpu()) {
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_NE(result.out.find("verdict: pass"), std::string::npos) << result.out;
   } else {
     EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
