@@ -186,13 +186,13 @@ TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
     }
   }
   std::cout << "seeds " << base << ".." << base + seeds - 1 << " (" << seeds << " per row)\n"
-            << std::left << std::setw(58) << "subject" << std::setw(34) << "rules (runs)"
+            << std::left << std::setw(88) << "subject" << std::setw(34) << "rules (runs)"
             << std::setw(10) << "caught" << std::setw(12) << "wrong rule" << "median detection\n";
   for (const std::string& name : order) {
     const Row& row = rows[name];
     std::ostringstream rate;
     rate << row.caught << "/" << row.runs;
-    std::cout << std::left << std::setw(58) << name << std::setw(34) << rules_text(row) << std::setw(10)
+    std::cout << std::left << std::setw(88) << name << std::setw(34) << rules_text(row) << std::setw(10)
               << rate.str() << std::setw(12) << row.wrong_rule << std::fixed << std::setprecision(2)
               << median(row.detection_s) << " s\n";
     if (row.broken) {

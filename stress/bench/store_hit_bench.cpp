@@ -1,0 +1,93 @@
+// The first call of a tuned key in a fresh process, when the directory store holds its entry (a
+// store hit): from opening the store and building the autotuner to the call's return, with no
+// benchmark. Each iteration is one such process start, minus the process itself: a fresh
+// DirectoryStore and a fresh Autotuner on the store a first autotuner published into. The times
+// of the iterations are kept, and their median and 99th percentile reported (counters median_us
+// and p99_us), since the tail (a cold dentry, a page fault on the entry) is what a fleet of
+// restarting processes meets. For scale, BM_TunedCall is the same autotuner's later calls (the
+// in-memory hot path). The sim kernel in no-op mode: the figures are the store's and the
+// autotuner's own cost.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "impl/autotuner.h"
+#include "impl/posix/temp_directory.h"
+#include "impl/sim/sim_device.h"
+#include "impl/sim/sim_kernel.h"
+#include "impl/store/directory_store.h"
+
+namespace safetune::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* kKey = "m=4096,n=4096";
+
+const ConfigSpace& space() {
+  static const ConfigSpace configs = [] {
+    std::vector<Config> all;
+    for (int block = 32; block <= 512; block += 32) all.emplace_back(std::vector<Config::Param>{{"BLOCK", block}});
+    return ConfigSpace(std::move(all));
+  }();
+  return configs;
+}
+
+TunerOptions options_on(ResultsStore& store) {
+  TunerOptions options;
+  options.results = {.store = &store,
+                     .device = {.name = "sim", .compute_capability = "-", .driver = "-", .toolkit = "-"},
+                     .warn = {}};
+  return options;
+}
+
+double quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  return values[static_cast<std::size_t>(q * static_cast<double>(values.size() - 1))];
+}
+
+void BM_StoreHitFirstCall(benchmark::State& state) {
+  const posix::TempDirectory folder("safetune-store-bench");
+  sim::SimDevice device;
+  sim::SimKernel kernel{device, {.name = "store_hit", .noop = true}};
+  auto stream = device.new_stream();
+  const Invocation inv{kKey, *stream};
+  {
+    DirectoryStore store(folder.path());
+    Autotuner first(kernel, space(), options_on(store));
+    first.call(inv);  // tunes and publishes
+  }
+  std::vector<double> micros;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    DirectoryStore store(folder.path());
+    Autotuner fresh(kernel, space(), options_on(store));
+    benchmark::DoNotOptimize(&fresh.call(inv));
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    state.SetIterationTime(seconds);
+    micros.push_back(seconds * 1e6);
+  }
+  state.counters["median_us"] = quantile(micros, 0.5);
+  state.counters["p99_us"] = quantile(micros, 0.99);
+}
+BENCHMARK(BM_StoreHitFirstCall)->UseManualTime()->Iterations(2000)->Unit(benchmark::kMicrosecond);
+
+void BM_TunedCall(benchmark::State& state) {
+  const posix::TempDirectory folder("safetune-store-bench");
+  sim::SimDevice device;
+  sim::SimKernel kernel{device, {.name = "store_hit", .noop = true}};
+  auto stream = device.new_stream();
+  const Invocation inv{kKey, *stream};
+  DirectoryStore store(folder.path());
+  Autotuner tuner(kernel, space(), options_on(store));
+  tuner.call(inv);
+  for (auto _ : state) benchmark::DoNotOptimize(&tuner.call(inv));
+}
+BENCHMARK(BM_TunedCall)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace safetune::bench
+
+BENCHMARK_MAIN();
