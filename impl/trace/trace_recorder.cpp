@@ -155,10 +155,6 @@ void maybe_delay(double probability, std::chrono::nanoseconds max) noexcept {
       std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(max.count()) * fraction)));
 }
 
-}  // namespace
-
-namespace {
-
 // The process is about to be killed (freeze()): this thread waits for it.
 [[noreturn]] void park_forever() noexcept {
   for (;;) ::pause();
