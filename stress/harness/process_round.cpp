@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <csignal>
 #include <chrono>
 #include <cstdlib>
@@ -79,7 +78,6 @@ void write_trace_file(const std::string& path, const model::Trace& trace) {
 
 // The body of worker process `process`; returns its exit status, or is killed (--kill-owners).
 int run_worker(const Generation& run, int process, const KillLine& kills) {
-  static std::atomic<bool> dying{false};  // killed by request: its trace is written, whole
   try {
     std::optional<DirectoryStore> store;
     if (run.store_dir) store.emplace(*run.store_dir);
@@ -87,7 +85,6 @@ int run_worker(const Generation& run, int process, const KillLine& kills) {
         .process = process, .origin = run.origin, .store = store ? &*store : nullptr,
         .kill_at_bench = kill_point_of(run, process),
         .killed = [&](const model::Trace& until_killed) {
-          dying.store(true);
           write_trace_file(run.traces.trace_of(process), until_killed);
           kills.ask_to_be_killed(process);
         }};
@@ -95,7 +92,6 @@ int run_worker(const Generation& run, int process, const KillLine& kills) {
     RoundMonitor monitor;
     monitor.watchdog_limit = std::chrono::duration<double>(run.options.watchdog_seconds);
     monitor.on_hang = [&](const model::Trace& snapshot, const std::optional<std::string>& lost) {
-      if (dying.load()) for (;;) ::pause();  // the frozen recording is no stall: its kill comes
       write_trace_file(run.traces.trace_of(process), snapshot);
       if (lost) write_text(run.traces.lost_of(process), *lost);
       std::_Exit(lost ? kLost : kStalled);

@@ -191,6 +191,7 @@ class Round {
     Watchdog watchdog(monitor.watchdog_limit, Clock::now());
     while (finished_.load(std::memory_order_acquire) < workers) {
       std::this_thread::sleep_for(kMonitorPeriod);
+      if (dying_.load(std::memory_order_relaxed)) continue;  // frozen for its kill: no stall
       if (monitor.on_progress) monitor.on_progress(completed_.load(std::memory_order_relaxed));
       if (watchdog.stalled(recorder_.progress(), Clock::now())) {
         monitor.on_hang(recorder_.snapshot(), what_was_lost());
@@ -307,6 +308,7 @@ class Round {
   // --kill-owners: the recording stops, and the process's trace ends with its exit, stamped
   // now: after every event it recorded, and before anything its death lets another process do.
   [[noreturn]] void die_here() {
+    dying_.store(true, std::memory_order_relaxed);  // before the freeze: the watchdog looks away
     model::Trace trace = recorder_.freeze();
     model::Event exit;
     exit.kind = model::EventKind::Exit;
@@ -362,6 +364,7 @@ class Round {
   std::atomic<std::int64_t> out_of_memory_calls_{0};  // relaxed: a count, read after the joins
   std::atomic<int> finished_{0};
   std::atomic<int> benches_{0};  // relaxed: a count, for --kill-owners
+  std::atomic<bool> dying_{false};  // relaxed: only the watchdog reads it, to stand down
   std::vector<std::vector<std::exception_ptr>> caught_;  // by worker: each touches only its own
   std::optional<std::string> not_started_;
 };

@@ -8,7 +8,8 @@
 //
 // The calling thread watches the round while it runs: it reports progress and, when no event has
 // been recorded for `watchdog_limit`, hands a snapshot of the trace so far to `on_hang`, which
-// must end the process (std::_Exit) without joining the stuck workers.
+// must end the process (std::_Exit) without joining the stuck workers. A worker process that is
+// being killed (ProcessRole::kill_at_bench) is no stall: the watchdog stands down.
 //
 // A round that could not be recorded whole says so (RoundResult::incomplete): events the recorder
 // could not store, a worker thread that could not start, a call that ran out of memory. Its trace

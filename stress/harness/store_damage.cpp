@@ -67,18 +67,6 @@ std::string winner_of(const std::string& text) {
 
 }  // namespace
 
-std::string damage_name(Damage damage) {
-  switch (damage) {
-    case Damage::Truncated: return "truncated";
-    case Damage::NotJson: return "not JSON";
-    case Damage::AnotherSchema: return "another schema";
-    case Damage::AnotherKey: return "another key";
-    case Damage::ForeignFingerprint: return "foreign fingerprint";
-    case Damage::WinnerOutsideTheSpace: return "winner outside the space";
-  }
-  return "?";
-}
-
 std::map<Damage, int> damage_store(const std::string& dir, std::uint64_t seed, std::uint64_t round) {
   std::vector<fs::path> paths;
   for (const auto& file : fs::directory_iterator(dir))

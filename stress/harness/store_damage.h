@@ -21,6 +21,4 @@ enum class Damage { Truncated, NotJson, AnotherSchema, AnotherKey, ForeignFinger
 // naming the file when one cannot be read or written.
 std::map<Damage, int> damage_store(const std::string& dir, std::uint64_t seed, std::uint64_t round);
 
-std::string damage_name(Damage damage);  // "truncated", "not JSON", ...
-
 }  // namespace safetune::stress
