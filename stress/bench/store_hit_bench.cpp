@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,23 +49,28 @@ double quantile(std::vector<double> values, double q) {
   return values[static_cast<std::size_t>(q * static_cast<double>(values.size() - 1))];
 }
 
-void BM_StoreHitFirstCall(benchmark::State& state) {
-  const posix::TempDirectory folder("safetune-store-bench");
+// What both benchmarks share: a store folder, the sim kernel in no-op mode and one invocation.
+struct Bench {
+  const posix::TempDirectory folder{"safetune-store-bench"};
   sim::SimDevice device;
   sim::SimKernel kernel{device, {.name = "store_hit", .noop = true}};
-  auto stream = device.new_stream();
+  std::unique_ptr<sim::SimStream> stream = device.new_stream();
   const Invocation inv{kKey, *stream};
+};
+
+void BM_StoreHitFirstCall(benchmark::State& state) {
+  Bench bench;
   {
-    DirectoryStore store(folder.path());
-    Autotuner first(kernel, space(), options_on(store));
-    first.call(inv);  // tunes and publishes
+    DirectoryStore store(bench.folder.path());
+    Autotuner first(bench.kernel, space(), options_on(store));
+    first.call(bench.inv);  // tunes and publishes
   }
   std::vector<double> micros;
   for (auto _ : state) {
     const auto start = Clock::now();
-    DirectoryStore store(folder.path());
-    Autotuner fresh(kernel, space(), options_on(store));
-    benchmark::DoNotOptimize(&fresh.call(inv));
+    DirectoryStore store(bench.folder.path());
+    Autotuner fresh(bench.kernel, space(), options_on(store));
+    benchmark::DoNotOptimize(&fresh.call(bench.inv));
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     state.SetIterationTime(seconds);
     micros.push_back(seconds * 1e6);
@@ -75,15 +81,11 @@ void BM_StoreHitFirstCall(benchmark::State& state) {
 BENCHMARK(BM_StoreHitFirstCall)->UseManualTime()->Iterations(2000)->Unit(benchmark::kMicrosecond);
 
 void BM_TunedCall(benchmark::State& state) {
-  const posix::TempDirectory folder("safetune-store-bench");
-  sim::SimDevice device;
-  sim::SimKernel kernel{device, {.name = "store_hit", .noop = true}};
-  auto stream = device.new_stream();
-  const Invocation inv{kKey, *stream};
-  DirectoryStore store(folder.path());
-  Autotuner tuner(kernel, space(), options_on(store));
-  tuner.call(inv);
-  for (auto _ : state) benchmark::DoNotOptimize(&tuner.call(inv));
+  Bench bench;
+  DirectoryStore store(bench.folder.path());
+  Autotuner tuner(bench.kernel, space(), options_on(store));
+  tuner.call(bench.inv);
+  for (auto _ : state) benchmark::DoNotOptimize(&tuner.call(bench.inv));
 }
 BENCHMARK(BM_TunedCall)->Unit(benchmark::kMicrosecond);
 

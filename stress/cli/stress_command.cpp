@@ -77,8 +77,7 @@ class StressRun {
                                                                : run_round(options_, subject_, program, monitor());
     last_trace_ = std::move(ran.trace);
     ++summary_.rounds;
-    summary_.killed_processes += ran.faults.killed_processes;
-    summary_.damaged_entries += ran.faults.damaged_entries;
+    summary_.faults += ran.faults;
     if (ran.incomplete) {
       summary_.incomplete = "round " + std::to_string(round) + ": " + *ran.incomplete;
       return;

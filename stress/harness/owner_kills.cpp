@@ -6,22 +6,19 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 #include <string_view>
 #include <system_error>
 
 #include "impl/posix/write_all.h"
+#include "stress/harness/dice.h"
 
 namespace safetune::stress {
 
 int kill_point(const StressOptions& options, std::uint64_t round, int process) {
   if (options.kill_owners <= 0) return 0;
-  std::seed_seq seeds{static_cast<std::uint32_t>(options.seed), static_cast<std::uint32_t>(options.seed >> 32),
-                      static_cast<std::uint32_t>(round), static_cast<std::uint32_t>(round >> 32),
-                      static_cast<std::uint32_t>(process)};
-  std::mt19937_64 draws(seeds);
-  if (std::uniform_real_distribution<double>(0, 1)(draws) >= options.kill_owners) return 0;
-  return std::uniform_int_distribution<int>(1, options.shape.configs)(draws);
+  Dice dice(draw_seed(options.seed, round, kKillSalt + static_cast<std::uint64_t>(process)));
+  if (!dice.chance(options.kill_owners)) return 0;
+  return 1 + dice.below(options.shape.configs);
 }
 
 KillLine::KillLine() {

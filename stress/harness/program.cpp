@@ -1,30 +1,12 @@
 #include "stress/harness/program.h"
 
-#include <random>
+#include "stress/harness/dice.h"
+
 #include <sstream>
 #include <stdexcept>
 
 namespace safetune::stress {
 namespace {
-
-// splitmix64 finalizer: decorrelates (seed, round, thread) into independent generator seeds.
-std::uint64_t mix64(std::uint64_t value) {
-  value += 0x9e3779b97f4a7c15ULL;
-  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
-  return value ^ (value >> 31);
-}
-
-class Dice {
- public:
-  explicit Dice(std::uint64_t seed) : engine_(seed) {}
-  bool chance(double rate) { return rate > 0 && static_cast<double>(engine_() >> 11) * 0x1.0p-53 < rate; }
-  int below(int bound) { return static_cast<int>(engine_() % static_cast<std::uint64_t>(bound)); }
-  std::uint64_t next() { return engine_(); }
-
- private:
-  std::mt19937_64 engine_;
-};
 
 // The share of nested calls made from inside the benchmark, under the bench lock.
 constexpr double kNestedInBenchmark = 0.5;
@@ -87,12 +69,11 @@ const char* hook_name(HookAction hook) {
 
 Program generate_program(const ProgramShape& shape, const ProgramMix& mix, std::uint64_t seed,
                          std::uint64_t round) {
-  const std::uint64_t round_seed = mix64(mix64(seed) ^ round);
   Program program;
   for (int thread = 0; thread < shape.threads; ++thread) {
-    program.threads.push_back(make_thread(mix64(round_seed + 1 + thread), shape, mix));
+    program.threads.push_back(make_thread(draw_seed(seed, round, 1 + static_cast<std::uint64_t>(thread)), shape, mix));
   }
-  Dice device_dice(mix64(round_seed));
+  Dice device_dice(draw_seed(seed, round, 0));
   program.device_seed = device_dice.next();
   program.failing_configs = make_faults(device_dice, shape, mix);
   program.bench_lock = device_dice.chance(mix.bench_lock);

@@ -2,7 +2,7 @@
 //
 // Invariant: generate_program is a pure function of (shape, mix, seed, round). The same inputs
 // give the same calls, keys, invalidations, hook actions, failing configs and device seed on
-// every run and every compiler (it uses only std::mt19937_64 and modular arithmetic, never the
+// every run and every compiler (it draws only through dice.h, never through the
 // implementation-defined std distributions). That is what makes the printed replay line replay.
 //
 // A nested call goes from its key to any other key, so programs contain cycles of nested tunings

@@ -25,15 +25,10 @@
 #include "model/event.h"
 #include "stress/cli/options.h"
 #include "stress/harness/program.h"
+#include "stress/harness/round_faults.h"
 #include "stress/subjects/subject.h"
 
 namespace safetune::stress {
-
-// The faults a multi-process round injected (process_round.h).
-struct RoundFaults {
-  int killed_processes = 0;  // --kill-owners: SIGKILLed mid-bench
-  int damaged_entries = 0;   // --damage-store: between the generations
-};
 
 struct RoundResult {
   model::Trace trace;

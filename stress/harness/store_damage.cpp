@@ -4,12 +4,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "stress/harness/dice.h"
 
 namespace safetune::stress {
 namespace {
@@ -72,10 +73,8 @@ std::map<Damage, int> damage_store(const std::string& dir, std::uint64_t seed, s
   for (const auto& file : fs::directory_iterator(dir))
     if (file.is_regular_file() && file.path().extension() == ".json") paths.push_back(file.path());
   std::sort(paths.begin(), paths.end());  // the draws follow the names, not the directory's order
-  std::seed_seq seeds{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                      static_cast<std::uint32_t>(round), static_cast<std::uint32_t>(round >> 32), 0xda3a6eu};
-  std::mt19937_64 draws(seeds);
-  std::shuffle(paths.begin(), paths.end(), draws);
+  Dice dice(draw_seed(seed, round, kDamageSalt));
+  dice.shuffle(paths);
   std::vector<std::string> texts;
   for (const fs::path& path : paths) texts.push_back(read_all(path));
   std::map<Damage, int> done;
@@ -92,8 +91,8 @@ std::map<Damage, int> damage_store(const std::string& dir, std::uint64_t seed, s
       done[Damage::AnotherKey] = 2;
     }
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    if (touched[i] || std::uniform_int_distribution<int>(1, kWholeOneIn)(draws) == 1) continue;
-    const Damage damage = kInPlaceDamages[std::uniform_int_distribution<std::size_t>(0, std::size(kInPlaceDamages) - 1)(draws)];
+    if (touched[i] || dice.below(kWholeOneIn) == 0) continue;
+    const Damage damage = kInPlaceDamages[dice.below(static_cast<int>(std::size(kInPlaceDamages)))];
     write_all_in_place(paths[i], damaged_text(texts[i], paths[i], damage));
     ++done[damage];
   }

@@ -72,9 +72,9 @@ nlohmann::json stress_json(const StressSummary& summary) {
                {"store", options.store ? nlohmann::json(*options.store) : nlohmann::json(nullptr)},
                {"restart", options.restart},
                {"kill_owners", options.kill_owners},
-               {"killed_processes", summary.killed_processes},
+               {"killed_processes", summary.faults.killed_processes},
                {"damage_store", options.damage_store},
-               {"damaged_entries", summary.damaged_entries},
+               {"damaged_entries", summary.faults.damaged_entries},
                {"verdict", summary.verdict()},
                {"elapsed_s", summary.elapsed_s}});
   json.update(violation_counts_json(summary.result));
@@ -94,8 +94,8 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
       << (options.forks_workers()
               ? "\nprocesses: " + std::to_string(options.processes) + (options.restart ? " (and a restart)" : "") +
                     "\nstore: " + options.store.value_or("none (each process in memory)") +
-                    "\nfaults: " + std::to_string(summary.killed_processes) + " process(es) killed mid-bench, " +
-                    std::to_string(summary.damaged_entries) + " entries damaged" +
+                    "\nfaults: " + std::to_string(summary.faults.killed_processes) + " process(es) killed mid-bench, " +
+                    std::to_string(summary.faults.damaged_entries) + " entries damaged" +
                     "\nloads: " + std::to_string(stats.loads) + " (" + std::to_string(stats.rejected_loads) + " rejected)"
               : std::string())
       << "\nattempts: " << stats.attempts << "\nsuccessful_tunings: " << stats.successful_tunings

@@ -12,6 +12,7 @@
 
 #include "model/checker.h"
 #include "stress/cli/options.h"
+#include "stress/harness/round_faults.h"
 
 namespace safetune::stress {
 
@@ -22,8 +23,7 @@ struct StressSummary {
   std::optional<std::string> incomplete{};  // why the run could not be recorded or checked whole
   std::uint64_t rounds = 0;
   double elapsed_s = 0;
-  int killed_processes = 0;  // summed over every round (--kill-owners)
-  int damaged_entries = 0;   // summed over every round (--damage-store)
+  RoundFaults faults{};  // summed over every round
 
   bool passed() const { return result.ok() && !incomplete; }
   // "pass", "fail" or "incomplete": a run that lost events is neither a pass nor a violation.

@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "impl/posix/temp_directory.h"
 #include "tests/stress/run_binary.h"
@@ -89,6 +93,33 @@ TEST(StressProcesses, DamagedEntriesAreRejectedQuarantinedAndTunedAgain) {
   EXPECT_EQ(json.at("duplicate_tunings"), 0);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(store.path() + "/round-0/quarantine"), {}), 2 * damaged)
       << "each damaged entry is quarantined with its reason";
+}
+
+// The quarantine of a damaged store: each entry's name and the reason it was set aside.
+std::map<std::string, std::string> quarantined(const std::string& round_dir) {
+  std::map<std::string, std::string> reasons;
+  for (const auto& file : std::filesystem::directory_iterator(round_dir + "/quarantine")) {
+    if (file.path().extension() != ".reason") continue;
+    std::ifstream in(file.path());
+    const std::string entry = file.path().stem().stem().string();  // NAME.RANDOM.reason -> NAME
+    reasons[entry] = std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return reasons;
+}
+
+// A replay line damages the same entries in the same ways: the draws follow the seed and the
+// round (stress/harness/dice.h), not the run.
+TEST(StressProcesses, TheSameSeedDamagesTheSameEntriesTheSameWay) {
+  std::vector<std::map<std::string, std::string>> runs;
+  for (const int seed : {11, 11, 12}) {
+    TempDirectory store;
+    run_json("--processes 2 --threads 2 --keys 6 --configs 8 --calls 20 --restart --damage-store --seed " +
+                 std::to_string(seed) + " --store " + store.path(), 0);
+    runs.push_back(quarantined(store.path() + "/round-0"));
+  }
+  EXPECT_FALSE(runs[0].empty());
+  EXPECT_EQ(runs[0], runs[1]) << "seed 11 twice";
+  EXPECT_NE(runs[0], runs[2]) << "seed 12 damages otherwise";
 }
 
 TEST(StressProcesses, BadFlagsAreUsageErrors) {
