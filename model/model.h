@@ -186,12 +186,17 @@ struct Choice {
   std::set<std::int64_t> pending_invalidates{};  // black-box: invalidate_begin seqs whose effect
                                                   // is not placed yet
   std::vector<PendingLaunch> pending{};      // black-box
-  // R12: the config that loads of the key returned since the last invalidate (they must agree).
+  // R12: the config that loads of the key returned since the last invalidate (they must agree,
+  // and so must the winner of an attempt that ends after them), and the first such load's seq.
   std::optional<std::string> loaded{};
+  std::int64_t loaded_seq = 0;  // for messages only: same_state() leaves it out
   // A load rejected the key's entry (damaged, foreign) and nothing was published since: the store
   // holds no winner, so a new attempt is no R3 duplicate and a call that begins now may wait
   // (R10). A winner still published in memory stays a valid answer to launch.
   bool entry_rejected = false;
+  // Since that rejection, an attempt was abandoned (its process exited): it may have published
+  // before it died, so a load may find its winner with no attempt in flight (R12).
+  bool abandoned_since_rejection = false;
   // Not part of the state proper (same_state() leaves them out): what this choice broke so far,
   // how many duplicate tunings it counted, and what R3's message adds (an invalidate that fell
   // while an attempt was in flight, and so did not withdraw that attempt's later winner).

@@ -193,6 +193,11 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
   view.owned = winner ? Ownership::Succeeded : Ownership::Failed;
   view.owned_winner = winner;
   if (!winner) return mark_waiters_of_failure(step, attempt);
+  if (choice.loaded && *choice.loaded != *winner && !undecided_owner(*winner))
+    report_in_choice(step, Rule::R12, {choice.loaded_seq, step.event.seq},
+                     thread_text(attempt.owner) + "'s attempt on " + call.key.show() + " ended at " + seq_text(step.event.seq) +
+                         " with the winner " + printable(*winner) + ", but a load at " + seq_text(choice.loaded_seq) +
+                         " since the last invalidate returned " + printable(*choice.loaded) + " as the key's published winner");
   publish_winner(choice, *winner, step.event.seq, published_seq);
   choice.succeeded_since_invalidate = true;
   choice.last_success_seq = published_seq;

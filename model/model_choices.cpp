@@ -314,7 +314,8 @@ bool Choice::same_state(const Choice& other) const {
   return in_flight == other.in_flight && winner == other.winner &&
          succeeded_since_invalidate == other.succeeded_since_invalidate && history == other.history &&
          views == other.views && chosen_ends == other.chosen_ends && pending_invalidates == other.pending_invalidates &&
-         pending == other.pending && loaded == other.loaded && entry_rejected == other.entry_rejected;
+         pending == other.pending && loaded == other.loaded && entry_rejected == other.entry_rejected &&
+         abandoned_since_rejection == other.abandoned_since_rejection;
 }
 
 }  // namespace safetune::model

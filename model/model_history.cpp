@@ -67,6 +67,7 @@ void publish_winner(Choice& choice, const std::string& winner, std::int64_t now,
   if (!choice.winner) history.cold_until = now;
   choice.winner = winner;
   choice.entry_rejected = false;
+  choice.abandoned_since_rejection = false;
   std::int64_t& published = history.published_at[winner];
   published = std::max(published, published_seq);
 }

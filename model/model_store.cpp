@@ -27,11 +27,18 @@ std::string published_text(const Choice& choice) {
          (choice.last_success_seq > 0 ? " (published at " + seq_text(choice.last_success_seq) + ")" : "");
 }
 
+// After the store lost the key's entry (a rejected load), a load that returns another config than
+// the winner held in memory read an entry published since: by an attempt still in flight (its
+// tune_end may come after the load; it must then agree, end_attempt), or by one abandoned since
+// (its process died after publishing). With neither, no one can have published it.
+bool republished_since_rejection(const Choice& choice, const std::string& config) {
+  return choice.winner == config || !choice.in_flight.empty() || choice.abandoned_since_rejection;
+}
+
 // R12 in one choice: the load must return the published winner, and agree with the loads since
 // the last invalidate. A black-box winner still undecided (its owner has not launched) may be it.
-// After the store lost the key's entry (a rejected load), the winner held in memory is no longer
-// the store's: the first valid load shows what was published since, before its tune_end may be
-// recorded, or by a process whose trace ends before it; the loads after it must agree with it.
+// After the store lost the key's entry, the first valid load shows what was published since
+// (republished_since_rejection), and the loads after it must agree with it.
 void load_in_choice(StepContext& step, const OpenCall& call, const std::string& config) {
   const Event& e = step.event;
   Choice& choice = *step.choice;
@@ -40,12 +47,18 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
   if (!store_lost_it && choice.winner && *choice.winner != config && !undecided_owner(*choice.winner))
     return report_in_choice(step, Rule::R12, {choice.last_success_seq, e.seq},
                             head() + ", but the key's published winner is " + published_text(choice));
+  if (store_lost_it && !republished_since_rejection(choice, config))
+    return report_in_choice(step, Rule::R12, {choice.history.last_invalidate_seq, e.seq},
+                            head() + ", but the store lost the key's entry at " + seq_text(choice.history.last_invalidate_seq) +
+                                " (a rejected load), and no attempt has been in flight since to publish another");
   if (choice.loaded && *choice.loaded != config)
-    return report_in_choice(step, Rule::R12, {e.seq},
+    return report_in_choice(step, Rule::R12, {choice.loaded_seq, e.seq},
                             head() + ", but an earlier load since the last invalidate returned " + printable(*choice.loaded));
+  if (!choice.loaded) choice.loaded_seq = e.seq;
   choice.loaded = config;
   choice.succeeded_since_invalidate = true;  // R3: a success of the key, published or not before
   choice.entry_rejected = false;             // the store holds a valid entry again
+  choice.abandoned_since_rejection = false;
   if (choice.winner && !store_lost_it) return;
   publish_winner(choice, config, e.seq, e.seq);  // an entry from before the trace, or since the loss
   choice.last_success_seq = e.seq;
@@ -57,6 +70,7 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
 void entry_rejected_in_choice(StepContext& step) {
   Choice& choice = *step.choice;
   choice.entry_rejected = true;
+  choice.abandoned_since_rejection = false;
   choice.succeeded_since_invalidate = false;
   choice.loaded.reset();
   choice.history.last_invalidate_seq = step.event.seq;
@@ -89,7 +103,8 @@ void abandon_in_choice(StepContext& step, const OpenCall& call) {
     step.dead = true;  // an early begin, but it never benched
     return;
   }
-  std::erase_if(choice.in_flight, [&](const Attempt& attempt) { return attempt.owner_call == call.begin_seq; });
+  const auto abandoned = std::erase_if(choice.in_flight, [&](const Attempt& attempt) { return attempt.owner_call == call.begin_seq; });
+  if (abandoned > 0 && choice.entry_rejected) choice.abandoned_since_rejection = true;
   choice.views.erase(call.begin_seq);
 }
 
