@@ -67,7 +67,9 @@ ProcessCase draw_case(const stress::SubjectInfo& subject) {
   const bool reference = subject.scenario.processes == 1 && !subject.scenario.store;
   ProcessCase drawn;
   drawn.processes = *rc::gen::inRange(2, 4);
-  drawn.keys = *rc::gen::inRange(1, 4);
+  // Damage swaps two entries whose winners differ: that takes two keys (drawn so, when the
+  // scenario damages, or the search would spend most cases on one key).
+  drawn.keys = *rc::gen::inRange(subject.scenario.damage_store ? 2 : 1, 4);
   drawn.configs = *rc::gen::inRange(2, 6);
   drawn.restart = subject.scenario.restart || (reference && *rc::gen::arbitrary<bool>());
   drawn.damage = subject.scenario.damage_store || (reference && drawn.restart && *rc::gen::arbitrary<bool>());
