@@ -101,6 +101,9 @@ struct Header {
   std::map<std::string, std::vector<std::string>> configs;  // kernel -> its config space, in order
   bool white_box = false;
   bool global_seq = false;  // "seq_scope":"global": the files of one run share one seq counter
+  // "fresh_store": true: the results store started empty for this run and only its processes
+  // wrote it, so every entry a load finds was published by them, and must be whole (R12).
+  bool fresh_store = false;
   bool operator==(const Header&) const = default;
 };
 

@@ -132,6 +132,10 @@ void on_load(StepContext& step) {
   if (!call) return;
   if (e.error) {
     ++step.state.stats.rejected_loads;
+    if (step.state.header.fresh_store)
+      report(step, Rule::R12, {e.seq},
+             thread_text(thread_of(e)) + " rejected the entry of " + call->key.show() + " at " + seq_text(e.seq) + " (" +
+                 printable(*e.error) + "), but the store started empty and only this run's processes wrote it: an entry they published was not whole");
     if (e.config) call->rejected[*e.config] = e.seq;
     for_each_choice(step, [](StepContext& in) { entry_rejected_in_choice(in); });
     return;

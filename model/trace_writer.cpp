@@ -52,6 +52,7 @@ void write_header(std::ostream& out, const Header& header) {
   for (const auto& [kernel, space] : header.configs) line["configs"][kernel] = space;
   line["white_box"] = header.white_box;
   if (header.global_seq) line["seq_scope"] = "global";
+  if (header.fresh_store) line["fresh_store"] = true;
   out << dump(line) << '\n';
 }
 

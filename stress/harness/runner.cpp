@@ -61,6 +61,9 @@ model::Header round_header(const StressOptions& options, const SubjectInfo& subj
   model::Header header;
   header.present = true;
   header.white_box = subject.white_box;
+  // Each round's store starts empty (process_round.h), and only --damage-store writes it from
+  // outside the traced processes: without it, every entry a load finds must be whole.
+  header.fresh_store = options.store.has_value() && !options.damage_store;
   header.policy.wait = options.wait;
   header.policy.reentry = options.reentry;
   if (fallback) header.policy.fallback = fallback->str();

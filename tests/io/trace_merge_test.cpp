@@ -105,6 +105,14 @@ TEST(TraceMerge, HeadersThatDisagreeAreAnInputErrorOfTheSecondFile) {
   EXPECT_NE(error->error.message.find("does not agree with the first file's"), std::string::npos);
 }
 
+TEST(TraceMerge, FilesThatDisagreeOnAFreshStoreAreAnInputError) {
+  Merge merge({kPerFile, R"({"format":"safetune-trace","version":1,"fresh_store":true})" "\n"});
+  auto error = merge->read_headers();
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->file, 1u);
+  EXPECT_NE(error->error.message.find("fresh_store"), std::string::npos);
+}
+
 TEST(TraceMerge, ABadLineInAnyFileIsItsInputError) {
   Merge merge({kGlobal + line(1, 1), kGlobal + "{\"seq\":\n"});
   auto error = merge->read_headers();  // the first event of each file is read ahead

@@ -30,6 +30,11 @@ TEST(ReadHeader, ReadsEveryField) {
   EXPECT_TRUE(trace.header.white_box);
 }
 
+TEST(ReadHeader, FreshStoreSaysTheRunsProcessesAloneWroteTheStore) {
+  EXPECT_TRUE(expect_trace(header(R"(,"fresh_store":true)")).header.fresh_store);
+  EXPECT_FALSE(expect_trace(header("")).header.fresh_store);
+}
+
 TEST(ReadHeader, FirstLineWithoutFormatIsAnEvent) {
   const Trace trace = expect_trace(event_line(1, "call_begin"));
   EXPECT_FALSE(trace.header.present);
@@ -140,6 +145,7 @@ TEST(ReadHeader, RejectsEmptyConfigSpace) { expect_error(header(R"(,"configs":{"
 
 TEST(ReadHeader, RejectsWhiteBoxThatIsNotABool) {
   expect_error(header(R"(,"white_box":"yes")"), 1, "white_box", "\"yes\"");
+  expect_error(header(R"(,"fresh_store":1)"), 1, "fresh_store", "1");
 }
 
 TEST(ReadHeader, HeaderOnALaterLineIsAnError) {

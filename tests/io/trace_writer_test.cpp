@@ -36,6 +36,8 @@ void expect_round_trip(const Trace& original) {
   const Trace read = expect_trace(text);
   EXPECT_TRUE(read.header.present);
   EXPECT_EQ(read.header.white_box, original.header.white_box);
+  EXPECT_EQ(read.header.fresh_store, original.header.fresh_store);
+  EXPECT_EQ(read.header.global_seq, original.header.global_seq);
   EXPECT_EQ(read.header.configs, original.header.configs);
   EXPECT_EQ(read.header.policy.wait, original.header.policy.wait);
   EXPECT_EQ(read.header.policy.reentry, original.header.policy.reentry);
@@ -81,6 +83,13 @@ TEST(WriteTrace, RoundTripsPerKernelFallbacksAndPolicies) {
   trace.header.policy.wait = WaitPolicy::Fallback;
   trace.header.policy.reentry = ReentryPolicy::Fallback;
   trace.header.policy.fallback_by_kernel = {{"add", "A=1"}, {"mul", "A=2,B=3"}};
+  expect_round_trip(trace);
+}
+
+TEST(WriteTrace, RoundTripsTheHeadersOfSeveralProcesses) {
+  Trace trace = white_box_sample();
+  trace.header.global_seq = true;
+  trace.header.fresh_store = true;
   expect_round_trip(trace);
 }
 
