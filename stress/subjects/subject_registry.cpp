@@ -23,6 +23,7 @@
 #include "stress/subjects/reference_subject.h"
 #include "stress/subjects/retry_storm.h"
 #include "stress/subjects/stale_publish.h"
+#include "stress/subjects/stores/in_place_store.h"
 #include "stress/subjects/stores/last_writer_wins_store.h"
 #include "stress/subjects/stores/stale_lock_store.h"
 #include "stress/subjects/stores/trusting_store.h"
@@ -129,6 +130,12 @@ std::vector<SubjectInfo> builtin_subjects() {
        .white_box = true,
        .make = make_store_subject<TrustingStore>,
        .scenario = {.processes = 4, .store = true, .restart = true, .damage_store = true},
+       .caught_by = {"R12"}},
+      {.name = "store-writes-in-place",
+       .bug = "entries are written into their own file a piece at a time (no temp file, no rename): readers see torn entries",
+       .white_box = true,
+       .make = make_store_subject<InPlaceStore>,
+       .scenario = {.processes = 4, .store = true},
        .caught_by = {"R12"}},
       {.name = "mini-correct",
        .bug = "none (test-only: the base the broken subjects derive from)",
