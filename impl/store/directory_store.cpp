@@ -75,7 +75,8 @@ class DirectoryClaim final : public StoreClaim {
 
 }  // namespace
 
-DirectoryStore::DirectoryStore(std::string directory) : directory_(std::move(directory)) {
+DirectoryStore::DirectoryStore(std::string directory, const std::optional<std::string>& journal)
+    : directory_(std::move(directory)), journal_(journal) {
   while (directory_.size() > 1 && directory_.back() == '/') directory_.pop_back();
   make_directory(directory_);
   make_directory(directory_ + "/quarantine");
@@ -130,23 +131,27 @@ std::unique_ptr<StoreClaim> DirectoryStore::claim(const EntryId& id, ClaimMode m
   }
 }
 
+std::string DirectoryStore::new_temp_path() const {
+  return directory_ + "/.tmp." + host_name() + "." + std::to_string(::getpid()) + "." + random_part();
+}
+
 bool DirectoryStore::publish(const StoreClaim&, const EntryId& id, const std::string& text) {
-  const std::string temp = directory_ + "/.tmp." + host_name() + "." + std::to_string(::getpid()) + "." + random_part();
+  const std::string temp = new_temp_path();
   {
     Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() < 0) fail("create", temp, errno);
     try {
       write_all(fd.get(), text, temp);
-      if (::fsync(fd.get()) != 0) fail("fsync", temp, errno);
+      if (const int error = journal_.fsync_file(fd.get(), temp); error != 0) fail("fsync", temp, error);
     } catch (...) {
       ::unlink(temp.c_str());
       throw;
     }
   }
   const std::string path = where(id);
-  const bool linked = ::link(temp.c_str(), path.c_str()) == 0;
-  const int error = errno;
+  const int error = journal_.link(temp, path);
   ::unlink(temp.c_str());
+  const bool linked = error == 0;
   if (!linked && error != EEXIST) fail("publish", path, error);
   sync_directory();
   return linked;
@@ -154,9 +159,9 @@ bool DirectoryStore::publish(const StoreClaim&, const EntryId& id, const std::st
 
 void DirectoryStore::move_aside(const EntryId& id, const std::string& folder, const std::string* reason) {
   const std::string stem = directory_ + "/" + folder + "/" + entry_name(id) + "." + random_part();
-  if (::rename(where(id).c_str(), (stem + ".json").c_str()) != 0) {
-    if (errno == ENOENT) return;  // nothing there (withdrawn or quarantined already)
-    fail("move aside", where(id), errno);
+  if (const int error = journal_.rename(where(id), stem + ".json"); error != 0) {
+    if (error == ENOENT) return;  // nothing there (withdrawn or quarantined already)
+    fail("move aside", where(id), error);
   }
   if (reason != nullptr) {  // beside it, why (best effort: the entry is out of the way already)
     Fd fd(::open((stem + ".reason").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
@@ -174,7 +179,7 @@ void DirectoryStore::withdraw(const EntryId& id) { move_aside(id, "withdrawn", n
 void DirectoryStore::sync_directory() const {
   Fd fd(::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) fail("open", directory_, errno);
-  if (::fsync(fd.get()) != 0) fail("fsync", directory_, errno);
+  if (const int error = journal_.fsync_directory(fd.get(), directory_); error != 0) fail("fsync", directory_, error);
 }
 
 }  // namespace safetune

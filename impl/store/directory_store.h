@@ -13,11 +13,14 @@
 //
 // Publication: write the temp file in DIR, fsync it, link() it to <name>.json (which fails if an
 // entry is there: published once), unlink the temp name, fsync DIR. A reader sees a whole entry
-// or none, and after a crash the entry is either fully there or absent.
+// or none, and after a crash the entry is either fully there or absent. The durable steps go
+// through a DurabilityJournal, which a simulated power loss reads (durability_journal.h).
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "impl/store/durability_journal.h"
 #include "impl/store/results_store.h"
 
 namespace safetune {
@@ -26,7 +29,8 @@ class DirectoryStore final : public ResultsStore {
  public:
   // Creates DIR (and its quarantine/ and withdrawn/ folders) if needed; StoreError naming the
   // path and the OS's reason when it cannot.
-  explicit DirectoryStore(std::string directory);
+  // With `journal`, every durable step is also noted there (for a simulated power loss).
+  explicit DirectoryStore(std::string directory, const std::optional<std::string>& journal = std::nullopt);
 
   std::optional<std::string> read(const EntryId& id) override;
   std::unique_ptr<StoreClaim> claim(const EntryId& id, ClaimMode mode) override;
@@ -38,6 +42,9 @@ class DirectoryStore final : public ResultsStore {
   const std::string& directory() const { return directory_; }
   // The file name stem of an entry: a hash of (kernel, key, device).
   static std::string entry_name(const EntryId& id);
+  // A fresh name for a publication being written: DIR/.tmp.<host>.<pid>.<random>.
+  std::string new_temp_path() const;
+  const DurabilityJournal& journal() const { return journal_; }
 
  private:
   std::string path_of(const EntryId& id, const char* suffix) const;
@@ -45,6 +52,7 @@ class DirectoryStore final : public ResultsStore {
   void move_aside(const EntryId& id, const std::string& folder, const std::string* reason);
 
   std::string directory_;
+  DurabilityJournal journal_;
 };
 
 }  // namespace safetune

@@ -24,6 +24,7 @@
 #include "model/trace_reader.h"
 #include "model/trace_writer.h"
 #include "stress/harness/owner_kills.h"
+#include "stress/harness/power_loss.h"
 #include "stress/harness/program.h"
 #include "stress/harness/store_damage.h"
 
@@ -39,11 +40,13 @@ enum WorkerExit : int { kWhole = 0, kLost = 3, kStalled = 4 };
 // How often the parent looks for ended workers between kill requests.
 constexpr std::chrono::milliseconds kServePeriod{10};
 
-// Where a round's worker processes leave their traces: a fresh folder, removed with the round.
+// Where a round's worker processes leave their traces, and their stores' durability journal
+// (power_loss.h): a fresh folder, removed with the round.
 class TraceFolder {
  public:
   std::string trace_of(int process) const { return folder_.path() + "/p" + std::to_string(process) + ".jsonl"; }
   std::string lost_of(int process) const { return folder_.path() + "/p" + std::to_string(process) + ".lost"; }
+  std::string journal() const { return folder_.path() + "/durability.jsonl"; }
 
  private:
   posix::TempDirectory folder_{"safetune-processes"};
@@ -55,6 +58,7 @@ struct Generation {
   std::uint64_t round = 0;
   Clock::time_point origin{};
   std::optional<std::string> store_dir{};
+  std::optional<std::string> journal{};  // with --restart: what the stores made durable
   const TraceFolder& traces;
   const ProcessPlan* plan = nullptr;
 };
@@ -80,7 +84,7 @@ void write_trace_file(const std::string& path, const model::Trace& trace) {
 int run_worker(const Generation& run, int process, const KillLine& kills) {
   try {
     std::optional<DirectoryStore> store;
-    if (run.store_dir) store.emplace(*run.store_dir);
+    if (run.store_dir) store.emplace(*run.store_dir, run.journal);
     const ProcessRole role{
         .process = process, .origin = run.origin, .store = store ? &*store : nullptr,
         .kill_at_bench = kill_point_of(run, process),
@@ -206,13 +210,18 @@ RoundResult run_process_round(const StressOptions& options, const SubjectInfo& s
   const TraceFolder traces;
   KillLine kills;
   const Generation run{.options = options, .subject = subject, .round = round, .origin = Clock::now(),
-                       .store_dir = fresh_store(options, round), .traces = traces, .plan = plan};
+                       .store_dir = fresh_store(options, round),
+                       .journal = options.restart ? std::optional(traces.journal()) : std::nullopt,
+                       .traces = traces, .plan = plan};
   const int generations = options.restart ? 2 : 1;
   RoundFaults faults;
   for (int generation = 0; generation < generations; ++generation) {
-    if (generation > 0 && options.damage_store) {
+    // A restart comes back from a power loss: what the store did not make durable is gone.
+    if (generation > 0) {
       try {
-        faults.damaged_entries = damaged_entries(*run.store_dir, options.seed, round);
+        const PowerLoss loss = lose_power(*run.journal);
+        faults.lost_at_power_loss = loss.lost_names + loss.torn_files;
+        if (options.damage_store) faults.damaged_entries = damaged_entries(*run.store_dir, options.seed, round);
       } catch (const std::exception& error) {
         return RoundResult{.trace = {}, .incomplete = error.what(), .faults = faults};
       }

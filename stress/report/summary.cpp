@@ -75,6 +75,7 @@ nlohmann::json stress_json(const StressSummary& summary) {
                {"killed_processes", summary.faults.killed_processes},
                {"damage_store", options.damage_store},
                {"damaged_entries", summary.faults.damaged_entries},
+               {"lost_at_power_loss", summary.faults.lost_at_power_loss},
                {"verdict", summary.verdict()},
                {"elapsed_s", summary.elapsed_s}});
   json.update(violation_counts_json(summary.result));
@@ -95,7 +96,8 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
               ? "\nprocesses: " + std::to_string(options.processes) + (options.restart ? " (and a restart)" : "") +
                     "\nstore: " + options.store.value_or("none (each process in memory)") +
                     "\nfaults: " + std::to_string(summary.faults.killed_processes) + " process(es) killed mid-bench, " +
-                    std::to_string(summary.faults.damaged_entries) + " entries damaged" +
+                    std::to_string(summary.faults.damaged_entries) + " entries damaged, " +
+                    std::to_string(summary.faults.lost_at_power_loss) + " lost or torn at the restart's power loss" +
                     "\nloads: " + std::to_string(stats.loads) + " (" + std::to_string(stats.rejected_loads) + " rejected)"
               : std::string())
       << "\nattempts: " << stats.attempts << "\nsuccessful_tunings: " << stats.successful_tunings

@@ -25,6 +25,7 @@
 #include "stress/subjects/stale_publish.h"
 #include "stress/subjects/stores/in_place_store.h"
 #include "stress/subjects/stores/last_writer_wins_store.h"
+#include "stress/subjects/stores/no_fsync_store.h"
 #include "stress/subjects/stores/stale_lock_store.h"
 #include "stress/subjects/stores/trusting_store.h"
 #include "stress/subjects/subject.h"
@@ -137,6 +138,12 @@ std::vector<SubjectInfo> builtin_subjects() {
        .make = make_store_subject<InPlaceStore>,
        .scenario = {.processes = 4, .store = true},
        .caught_by = {"R12"}},
+      {.name = "store-skips-fsync",
+       .bug = "publications are linked into place with no fsync of the file or the directory: a power loss takes them",
+       .white_box = true,
+       .make = make_store_subject<NoFsyncStore>,
+       .scenario = {.processes = 4, .store = true, .restart = true},
+       .caught_by = {"R3", "R12"}},
       {.name = "mini-correct",
        .bug = "none (test-only: the base the broken subjects derive from)",
        .white_box = true,
