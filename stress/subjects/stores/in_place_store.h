@@ -15,8 +15,8 @@ namespace safetune::stress::subjects {
 
 class InPlaceStore final : public ForwardingStore {
  public:
-  static constexpr std::size_t kPieceBytes = 16;
-  static constexpr std::chrono::microseconds kBetweenPieces{200};
+  static constexpr std::size_t kPieceBytes = 8;
+  static constexpr std::chrono::microseconds kBetweenPieces{500};
 
   InPlaceStore(DirectoryStore& directory, const SubjectEnvironment&) : ForwardingStore(directory) {}
 
