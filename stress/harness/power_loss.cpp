@@ -28,22 +28,35 @@ struct Journal {
 
 std::string parent_of(const std::string& path) { return fs::path(path).parent_path().string(); }
 
+bool is_text(const nlohmann::json& step, const char* field) { return step.contains(field) && step.at(field).is_string(); }
+
+// Adds one line's step; false when the line is no step of durability_journal.h.
+bool add_step(Journal& journal, const nlohmann::json& step) {
+  if (!step.is_object() || !is_text(step, "step") || !is_text(step, "path")) return false;
+  const std::string kind = step.at("step");
+  const std::string path = step.at("path");
+  if (kind == "synced") {
+    journal.synced_files.insert(path);
+  } else if (kind == "linked" || kind == "renamed") {
+    if (!is_text(step, "to")) return false;
+    journal.name_steps.push_back({.rename = kind == "renamed", .from = path, .to = step.at("to"), .durable = false});
+  } else if (kind == "synced_directory") {
+    for (NameStep& name : journal.name_steps)
+      if (parent_of(name.from) == path || parent_of(name.to) == path) name.durable = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 Journal read_journal(const std::string& file) {
   Journal journal;
   std::ifstream in(file);
   std::string text;
   for (int line = 1; std::getline(in, text); ++line) {
-    const auto step = nlohmann::json::parse(text, nullptr, false);
-    if (step.is_discarded() || !step.is_object() || !step.contains("step") || !step.contains("path"))
-      throw std::runtime_error("durability journal " + file + ", line " + std::to_string(line) + ": not a journal step");
-    const std::string kind = step.at("step");
-    const std::string path = step.at("path");
-    if (kind == "synced") journal.synced_files.insert(path);
-    else if (kind == "linked" || kind == "renamed")
-      journal.name_steps.push_back({.rename = kind == "renamed", .from = path, .to = step.value("to", ""), .durable = false});
-    else if (kind == "synced_directory")
-      for (NameStep& name : journal.name_steps)
-        if (parent_of(name.from) == path || parent_of(name.to) == path) name.durable = true;
+    if (!add_step(journal, nlohmann::json::parse(text, nullptr, false)))
+      throw std::runtime_error("durability journal " + file + ", line " + std::to_string(line) +
+                               ": not a step (synced, linked, renamed or synced_directory, with its paths)");
   }
   return journal;
 }

@@ -109,12 +109,15 @@ TEST_F(PowerLossTest, NoJournalIsAMachineThatWroteNothing) {
 }
 
 TEST_F(PowerLossTest, ABadJournalLineIsAnErrorNamingIt) {
-  std::ofstream(journal_file) << "{\"step\":\"synced\",\"path\":\"x\"}\nnot json\n";
-  try {
-    lose_power(journal_file);
-    FAIL() << "a bad line was read";
-  } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("line 2"), std::string::npos) << error.what();
+  for (const char* bad : {"not json", R"({"step":"moved","path":"x"})", R"({"step":"linked","path":"x"})",
+                          R"({"step":"synced","path":1})"}) {
+    std::ofstream(journal_file) << "{\"step\":\"synced\",\"path\":\"x\"}\n" << bad << "\n";
+    try {
+      lose_power(journal_file);
+      ADD_FAILURE() << "a bad line was read: " << bad;
+    } catch (const std::runtime_error& error) {
+      EXPECT_NE(std::string(error.what()).find("line 2"), std::string::npos) << error.what();
+    }
   }
 }
 
