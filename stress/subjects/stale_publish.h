@@ -4,9 +4,17 @@
 // previous winner after an invalidate). Caught by the model as R5 (a launch that is not the
 // published winner) or R6; ThreadSanitizer also reports the unsynchronized write, and Relacy
 // reports it as a data race on the key's `config` field.
+//
+// Under real threads the owner pauses (kLateWrite) before its late write. Without the pause the
+// window is one launch long, and on a loaded machine (2 cores, TSan, runs in parallel) the owner
+// often crosses it in one time slice, so a run could miss the bug. Relacy needs no pause: it
+// explores the interleavings inside the window.
 #pragma once
 
+#include <chrono>
 #include <string>
+#include <thread>
+#include <type_traits>
 
 #include "stress/subjects/mini_tuner.h"
 
@@ -18,6 +26,9 @@ class StalePublish final : public BasicMiniTuner<Sync> {
 
  public:
   using Base::Base;
+
+ private:
+  static constexpr std::chrono::milliseconds kLateWrite{2};
 
  protected:
   void publish(const Invocation& inv, typename Base::Entry& entry,
@@ -32,6 +43,7 @@ class StalePublish final : public BasicMiniTuner<Sync> {
   }
 
   void after_owner_launch(typename Base::Entry& entry, int winner) override {
+    if constexpr (std::is_same_v<Sync, StdSync>) std::this_thread::sleep_for(kLateWrite);
     entry.config.set(winner);  // BUG: written late, and without the lock its readers hold
   }
 };

@@ -1,14 +1,17 @@
 // The subject catch table (label stress): every listed subject runs N times with fresh seeds
 // under its own scenario (defaults only: `safetune stress --subject NAME --seed S`), and the
-// reference runs N times under each distinct scenario. It prints, per row, the rules that caught
+// reference runs under each distinct scenario. It prints, per row, the rules that caught
 // the subject, the catch rate and the median wall time of the failing runs, and fails when a
 // broken subject is caught in fewer than 95% of its runs, or when the reference or another
 // correct subject (bug "none": future-single-flight) fails once. A run is a catch only when one
 // of the rules the subject declares (SubjectInfo::caught_by) is among its violations: exit 1 for
 // another reason is a miss, so a subject caught for the wrong reason does not count.
 //
-// N is SAFETUNE_CATCH_TABLE_SEEDS (a CMake cache variable). The seeds start at a random base,
-// printed, so each ctest run uses fresh ones and any row replays from the base.
+// N is SAFETUNE_CATCH_TABLE_SEEDS (a CMake cache variable); the reference's rows run
+// reference_seeds(N) = max(2, N / 4) seeds each. They are many rows (one per distinct scenario),
+// a passing run lasts its whole round where a caught one stops early, and the reference is stressed
+// under the same scenarios by the property tests (SubjectPrograms, ProcessPrograms) too. The seeds
+// start at a random base, printed, so each ctest run uses fresh ones and any row replays from it.
 //
 // Broken subjects run with TSAN_OPTIONS=report_bugs=0: the table measures what the model and
 // the watchdog catch, not ThreadSanitizer (stale-publish has a real data race that TSan would
@@ -101,6 +104,8 @@ std::string store_flag(const Scenario& scenario, const std::string& stores, std:
   return scenario.store ? " --store " + stores + "/run-" + std::to_string(run) : "";
 }
 
+int reference_seeds(int seeds) { return std::max(2, seeds / 4); }
+
 std::vector<Job> make_jobs(int seeds, std::uint64_t base, const std::string& stores) {
   std::vector<Job> jobs;
   std::map<std::string, Scenario> scenarios;
@@ -118,7 +123,7 @@ std::vector<Job> make_jobs(int seeds, std::uint64_t base, const std::string& sto
     }
   }
   for (const auto& [row, scenario] : scenarios) {
-    for (int i = 0; i < seeds; ++i) {
+    for (int i = 0; i < reference_seeds(seeds); ++i) {
       jobs.push_back({.row = "reference " + row,
                       .arguments = scenario_flags(scenario) + store_flag(scenario, stores, jobs.size()) + " --seed " +
                                    std::to_string(base + i)});
@@ -185,7 +190,8 @@ TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
           << "exit " << outcomes[i].exit_code << ": safetune stress --json " << jobs[i].arguments;
     }
   }
-  std::cout << "seeds " << base << ".." << base + seeds - 1 << " (" << seeds << " per row)\n"
+  std::cout << "seeds " << base << ".." << base + seeds - 1 << " (" << seeds << " per subject's row, "
+            << reference_seeds(seeds) << " per reference row)\n"
             << std::left << std::setw(88) << "subject" << std::setw(34) << "rules (runs)"
             << std::setw(10) << "caught" << std::setw(12) << "wrong rule" << "median detection\n";
   for (const std::string& name : order) {
