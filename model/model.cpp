@@ -78,15 +78,19 @@ KeyChoices& key_choices(StepContext& step) {
 
 CallView& view_of(StepContext& step, const OpenCall& call) { return step.choice->views[call.begin_seq]; }
 
-// An invalidate always resets R3 and R10 (they ask only whether one came between), but it
-// unpublishes the winner only when no attempt is in flight on the key.
-void invalidate_effect(StepContext& step) {
+// An invalidate always resets R3 and R10 (they ask only whether one came between), and drops the
+// winner its own process holds, but it unpublishes the winner only when no attempt is in flight on
+// the key.
+void invalidate_effect(StepContext& step, const std::optional<Name>& process) {
   Choice& choice = *step.choice;
+  drop_held_winner(choice, process, step.event.seq);
   choice.succeeded_since_invalidate = false;
   choice.loaded.reset();
   choice.history.last_invalidate_seq = step.event.seq;
   if (choice.in_flight.empty()) {
     withdraw_winner(choice, step.event.seq);
+    choice.entry_withdrawn = true;
+    choice.entry_lost_seq = step.event.seq;
     choice.r3_note.clear();
     return;
   }
@@ -309,20 +313,19 @@ void on_invalidate_begin(StepContext& step) {
   for_each_choice(step, [](StepContext& in) { in.choice->pending_invalidates.insert(in.event.seq); });
 }
 
-// The invalidate's return: its effect now, unless a choice placed it earlier in its window.
+// The invalidate's return: its effect now, unless a choice placed it earlier in its window. Its
+// begin is forgotten only after the choices ran: one may place its effect just before this event,
+// and needs its process then (invalidating_process).
 void on_invalidate(StepContext& step) {
   std::optional<std::int64_t> begun;
-  if (!step.state.header.white_box) {
-    auto& calls = key_choices(step).invalidates_begun;
-    if (auto it = calls.find(thread_of(step.event)); it != calls.end()) {
-      begun = it->second;
-      calls.erase(it);
-    }
-  }
+  auto& calls = key_choices(step).invalidates_begun;
+  const auto it = step.state.header.white_box ? calls.end() : calls.find(thread_of(step.event));
+  if (it != calls.end()) begun = it->second;
   for_each_choice(step, [&](StepContext& in) {
     if (begun && in.choice->pending_invalidates.erase(*begun) == 0) return;  // placed earlier
-    invalidate_effect(in);
+    invalidate_effect(in, in.event.process);
   });
+  if (it != calls.end()) calls.erase(it);
 }
 
 void dispatch(StepContext& step) {
@@ -356,6 +359,8 @@ void advance(State& state, const Event& event, std::vector<Violation>& found) {
   if (state.incomplete) return;  // checked no further: the verdict is incomplete
   StepContext current{.state = state, .event = event, .found = found};
   dispatch(current);
+  if (event.kind == EventKind::Exit) return;
+  if (OpenCall* call = innermost_call(state, thread_of(event))) call->last_seq = event.seq;
 }
 
 StepResult step(State state, const Event& event) {

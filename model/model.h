@@ -41,6 +41,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker.h"
@@ -99,6 +100,8 @@ struct OpenCall {
                                       // (its id; 0: none), the edge of the wait graph (R11)
   std::map<std::string, std::int64_t> rejected{};  // R13: configs a load of this call rejected,
                                                    // with that load's seq
+  std::int64_t last_seq = 0;  // its thread's latest event while this call is its innermost one
+                              // (a nested call's call_end included): a load read the store after it
   bool operator==(const OpenCall&) const = default;
 };
 
@@ -160,6 +163,9 @@ struct KeyHistory {
                                   // it has none, the default answers are valid (-1: never yet)
   std::int64_t withdrawn_at = -1; // when a published winner was last withdrawn (winner_seen)
   std::int64_t last_invalidate_seq = -1;  // any invalidate, with effect or not (R10)
+  // Across processes: (process, answer) -> when that process last stopped holding the answer in
+  // memory (Choice::held), so that its calls' windows see it as winner_until shows the rest.
+  std::map<std::pair<Name, std::string>, std::int64_t> held_until{};
   bool operator==(const KeyHistory&) const = default;
 };
 
@@ -194,9 +200,19 @@ struct Choice {
   // holds no winner, so a new attempt is no R3 duplicate and a call that begins now may wait
   // (R10). A winner still published in memory stays a valid answer to launch.
   bool entry_rejected = false;
-  // Since that rejection, an attempt was abandoned (its process exited): it may have published
-  // before it died, so a load may find its winner with no attempt in flight (R12).
+  // An invalidate withdrew the key's entry from the store, and nothing was published since: a load
+  // then needs a publisher, as after a rejection (R12).
+  bool entry_withdrawn = false;
+  std::int64_t entry_lost_seq = 0;  // the rejection or withdrawal, for messages only (as loaded_seq)
+  // Since that rejection or withdrawal, an attempt was abandoned (its process exited): it may have
+  // published before it died, so a load may find its winner with no attempt in flight (R12).
   bool abandoned_since_rejection = false;
+  // Across processes (events with a `process`): the winner each process holds in memory, from its
+  // own attempt's success or its load, until its own invalidate takes effect or it exits. Another
+  // process's invalidate withdraws the store's entry, not this: the hot path of a tuned key
+  // touches no store, so the process goes on launching its winner, a valid answer for its calls
+  // (docs/rules.md, "Across processes"). Within one process it is the published winner.
+  std::map<Name, std::string> held{};
   // Not part of the state proper (same_state() leaves them out): what this choice broke so far,
   // how many duplicate tunings it counted, and what R3's message adds (an invalidate that fell
   // while an attempt was in flight, and so did not withdraw that attempt's later winner).

@@ -105,11 +105,18 @@ std::int64_t last_bench_seq(const State& state, std::int64_t attempt_id) {
   return state.benches.at(attempt_id).benches.back().seq;
 }
 
+// The process of the invalidate that began at `begun` (still in progress: it is being placed).
+std::optional<Name> invalidating_process(const KeyChoices& key, std::int64_t begun) {
+  for (const auto& [thread, seq] : key.invalidates_begun)
+    if (seq == begun) return thread.process;
+  return std::nullopt;
+}
+
 void place(StepContext& step, const Placement& placement) {
   Choice& choice = *step.choice;
   if (placement.kind == Placement::Invalidate) {
     choice.pending_invalidates.erase(placement.subject);
-    return invalidate_effect(step);
+    return invalidate_effect(step, invalidating_process(key_choices(step), placement.subject));
   }
   const OpenCall& call = step.state.calls.at(placement.subject);
   if (placement.kind == Placement::Begin) return begin_attempt(step, call, 0);
@@ -315,7 +322,8 @@ bool Choice::same_state(const Choice& other) const {
          succeeded_since_invalidate == other.succeeded_since_invalidate && history == other.history &&
          views == other.views && chosen_ends == other.chosen_ends && pending_invalidates == other.pending_invalidates &&
          pending == other.pending && loaded == other.loaded && entry_rejected == other.entry_rejected &&
-         abandoned_since_rejection == other.abandoned_since_rejection;
+         entry_withdrawn == other.entry_withdrawn && abandoned_since_rejection == other.abandoned_since_rejection &&
+         held == other.held;
 }
 
 }  // namespace safetune::model

@@ -28,12 +28,27 @@ bool cold_in_window(const Choice& choice, std::int64_t begin) {
   return !choice.winner || choice.history.cold_until > begin;
 }
 
+// The answers the call's process held in memory at some moment of [begin, now]: none for a
+// trace of one process. held_until is ordered by process first, so its entries of the process
+// are one range of it.
+std::set<std::string> held_in_window(const Choice& choice, const OpenCall& call) {
+  std::set<std::string> held;
+  if (!call.thread.process) return held;
+  const Name& process = *call.thread.process;
+  if (auto it = choice.held.find(process); it != choice.held.end()) held.insert(it->second);
+  const auto& until = choice.history.held_until;
+  for (auto it = until.lower_bound({process, std::string()}); it != until.end() && it->first.first == process; ++it)
+    if (it->second > call.begin_seq) held.insert(it->first.second);
+  return held;
+}
+
 // The answers valid at some moment of the window, decided or not.
 std::set<std::string> answers_in_window(const State& state, const Choice& choice, const OpenCall& call) {
   std::set<std::string> answers;
   if (choice.winner) answers.insert(*choice.winner);
   for (const auto& [answer, until] : choice.history.winner_until)
     if (until > call.begin_seq) answers.insert(answer);
+  answers.merge(held_in_window(choice, call));
   if (cold_in_window(choice, call.begin_seq))
     for (const std::string& config : default_answers(state, call.key.kernel)) answers.insert(config);
   return answers;
@@ -67,9 +82,24 @@ void publish_winner(Choice& choice, const std::string& winner, std::int64_t now,
   if (!choice.winner) history.cold_until = now;
   choice.winner = winner;
   choice.entry_rejected = false;
+  choice.entry_withdrawn = false;
   choice.abandoned_since_rejection = false;
   std::int64_t& published = history.published_at[winner];
   published = std::max(published, published_seq);
+}
+
+void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now) {
+  if (!process) return;
+  auto [it, added] = choice.held.try_emplace(*process, winner);
+  if (added || it->second == winner) return;
+  choice.history.held_until[{*process, it->second}] = now;
+  it->second = winner;
+}
+
+void drop_held_winner(Choice& choice, const std::optional<Name>& process, std::int64_t now) {
+  if (!process) return;
+  auto node = choice.held.extract(*process);
+  if (!node.empty()) choice.history.held_until[{*process, node.mapped()}] = now;
 }
 
 void withdraw_winner(Choice& choice, std::int64_t now) {
@@ -84,6 +114,17 @@ void decide_winner(Choice& choice, std::int64_t owner_call, const std::string& c
   if (choice.winner == undecided) choice.winner = config;
   rename_key(choice.history.winner_until, undecided, config);
   rename_key(choice.history.published_at, undecided, config);
+  for (auto& [process, held] : choice.held)
+    if (held == undecided) held = config;
+  for (auto it = choice.history.held_until.begin(); it != choice.history.held_until.end();) {
+    if (it->first.second != undecided) {
+      ++it;
+      continue;
+    }
+    auto node = choice.history.held_until.extract(it++);
+    std::int64_t& until = choice.history.held_until[{node.key().first, config}];
+    until = std::max(until, node.mapped());
+  }
   for (auto& [seq, view] : choice.views)
     if (view.owned_winner == undecided) view.owned_winner = config;
 }
@@ -94,8 +135,10 @@ WindowFacts window_facts(const State& state, const Choice& choice, const OpenCal
   const KeyHistory& history = choice.history;
   WindowFacts facts;
   facts.begin_seq = begin;
-  facts.winner_seen = choice.winner.has_value() || history.withdrawn_at > begin;
+  const std::set<std::string> held = held_in_window(choice, call);
+  facts.winner_seen = choice.winner.has_value() || history.withdrawn_at > begin || !held.empty();
   facts.config_valid = choice.winner == config || valid_after(history.winner_until, config, begin) ||
+                       held.contains(config) ||
                        (cold_in_window(choice, begin) && is_default_answer(state, call.key.kernel, config));
   // Black-box, a call can only have waited on a failed attempt when no winner was published at any
   // moment of its window (R8); one that saw a winner may have read it, and is judged by it.
@@ -121,6 +164,7 @@ void forget_the_past(Choice& choice, std::int64_t oldest_open_call) {
   auto too_old = [oldest_open_call](const auto& entry) { return entry.second <= oldest_open_call; };
   std::erase_if(history.winner_until, too_old);
   std::erase_if(history.published_at, too_old);
+  std::erase_if(history.held_until, too_old);
   if (history.cold_until <= oldest_open_call) history.cold_until = -1;
   if (history.withdrawn_at <= oldest_open_call) history.withdrawn_at = -1;
   if (history.last_invalidate_seq <= oldest_open_call) history.last_invalidate_seq = -1;

@@ -66,8 +66,9 @@ OpenCall* require_call(StepContext& step);
 const std::set<std::string>* listed_configs(const State& state, const std::string& kernel);
 CallView& view_of(StepContext& step, const OpenCall& call);  // in the choice being advanced
 KeyChoices& key_choices(StepContext& step);                      // the event's key
-// In the choice being advanced: an invalidate takes effect at the event (or just before it).
-void invalidate_effect(StepContext& step);
+// In the choice being advanced: an invalidate by `process` takes effect at the event (or just
+// before it).
+void invalidate_effect(StepContext& step, const std::optional<Name>& process);
 
 // --- choices (model_choices.cpp) ---
 // Runs `apply` on every choice of the event's key, after placing, in copies of them, the hidden
@@ -87,6 +88,11 @@ std::optional<std::int64_t> undecided_owner(const std::string& answer);
 void publish_winner(Choice& choice, const std::string& winner, std::int64_t now, std::int64_t published_seq);
 // An invalidate that takes effect: the key has no published winner from `now` on.
 void withdraw_winner(Choice& choice, std::int64_t now);
+// Across processes: `process` holds `winner` in memory from `now` on (its attempt published it, or
+// it loaded it); drop_held_winner: it holds none from `now` on (its own invalidate took effect).
+// Both do nothing for a trace of one process (no process name).
+void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now);
+void drop_held_winner(Choice& choice, const std::optional<Name>& process, std::int64_t now);
 // The undecided winner of `owner_call` is `config`: every trace of it in the choice says so.
 void decide_winner(Choice& choice, std::int64_t owner_call, const std::string& config);
 // What `call`'s window, from its call_begin to now, says of a launch of `config`.

@@ -11,9 +11,10 @@
 // attempt is no R3 duplicate and a waiting call no R10 break; unlike one, the winner a process
 // may still hold in memory stays a valid answer to launch.
 //
-// An exit ends its process: its open calls are gone (not hangs, R7), and the attempts they owned
-// are abandoned: neither a success nor a failure. A waiter of an abandoned attempt may take over
-// (a new attempt is a retry, not R3), and has no reason from it to raise (R14).
+// An exit ends its process: its open calls are gone (not hangs, R7), the winners it held in memory
+// with them, and the attempts they owned are abandoned: neither a success nor a failure. A waiter
+// of an abandoned attempt may take over (a new attempt is a retry, not R3), and has no reason from
+// it to raise (R14).
 #include <algorithm>
 
 #include "model_internal.h"
@@ -27,30 +28,44 @@ std::string published_text(const Choice& choice) {
          (choice.last_success_seq > 0 ? " (published at " + seq_text(choice.last_success_seq) + ")" : "");
 }
 
-// After the store lost the key's entry (a rejected load), a load that returns another config than
-// the winner held in memory read an entry published since: by an attempt still in flight (its
+// After the store lost the key's entry (a rejected load, or a withdrawal), a load that returns
+// another config than the winner held in memory read an entry published since: by an attempt still in flight (its
 // tune_end may come after the load; it must then agree, end_attempt), or by one abandoned since
 // (its process died after publishing). With neither, no one can have published it.
 bool republished_since_rejection(const Choice& choice, const std::string& config) {
   return choice.winner == config || !choice.in_flight.empty() || choice.abandoned_since_rejection;
 }
 
+// The load read the store at some moment after its thread's previous event (call.last_seq) and
+// was recorded after it: a winner that stopped being published in between (an invalidate of
+// another process withdrew it, or a later winner replaced it) may be what it read. The process
+// then holds it; the store gained nothing: no success of the key (R3), no load for the later ones
+// to agree with (R12).
+bool read_before_it_was_withdrawn(const Choice& choice, const OpenCall& call, const std::string& config) {
+  if (choice.winner == config) return false;
+  const auto it = choice.history.winner_until.find(config);
+  return it != choice.history.winner_until.end() && it->second > call.last_seq;
+}
+
 // R12 in one choice: the load must return the published winner, and agree with the loads since
 // the last invalidate. A black-box winner still undecided (its owner has not launched) may be it.
-// After the store lost the key's entry, the first valid load shows what was published since
-// (republished_since_rejection), and the loads after it must agree with it.
+// After the store lost the key's entry (a rejected load, or an invalidate withdrew it), the first
+// valid load shows what was published since (republished_since_rejection), and the loads after it
+// must agree with it.
 void load_in_choice(StepContext& step, const OpenCall& call, const std::string& config) {
   const Event& e = step.event;
   Choice& choice = *step.choice;
+  if (read_before_it_was_withdrawn(choice, call, config)) return hold_winner(choice, e.process, config, e.seq);
   auto head = [&] { return thread_text(thread_of(e)) + " loaded " + printable(config) + " for " + call.key.show() + " at " + seq_text(e.seq); };
   const bool store_lost_it = choice.entry_rejected;
   if (!store_lost_it && choice.winner && *choice.winner != config && !undecided_owner(*choice.winner))
     return report_in_choice(step, Rule::R12, {choice.last_success_seq, e.seq},
                             head() + ", but the key's published winner is " + published_text(choice));
-  if (store_lost_it && !republished_since_rejection(choice, config))
-    return report_in_choice(step, Rule::R12, {choice.history.last_invalidate_seq, e.seq},
-                            head() + ", but the store lost the key's entry at " + seq_text(choice.history.last_invalidate_seq) +
-                                " (a rejected load), and no attempt has been in flight since to publish another");
+  if ((store_lost_it || choice.entry_withdrawn) && !republished_since_rejection(choice, config))
+    return report_in_choice(step, Rule::R12, {choice.entry_lost_seq, e.seq},
+                            head() + ", but the store lost the key's entry at " + seq_text(choice.entry_lost_seq) +
+                                (store_lost_it ? " (a rejected load)" : " (an invalidate withdrew it)") +
+                                ", and no attempt has been in flight since to publish another");
   if (choice.loaded && *choice.loaded != config)
     return report_in_choice(step, Rule::R12, {choice.loaded_seq, e.seq},
                             head() + ", but an earlier load since the last invalidate returned " + printable(*choice.loaded));
@@ -58,7 +73,9 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
   choice.loaded = config;
   choice.succeeded_since_invalidate = true;  // R3: a success of the key, published or not before
   choice.entry_rejected = false;             // the store holds a valid entry again
+  choice.entry_withdrawn = false;
   choice.abandoned_since_rejection = false;
+  hold_winner(choice, e.process, config, e.seq);  // a load that breaks R12 is no valid answer
   if (choice.winner && !store_lost_it) return;
   publish_winner(choice, config, e.seq, e.seq);  // an entry from before the trace, or since the loss
   choice.last_success_seq = e.seq;
@@ -70,6 +87,7 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
 void entry_rejected_in_choice(StepContext& step) {
   Choice& choice = *step.choice;
   choice.entry_rejected = true;
+  choice.entry_lost_seq = step.event.seq;
   choice.abandoned_since_rejection = false;
   choice.succeeded_since_invalidate = false;
   choice.loaded.reset();
@@ -104,7 +122,7 @@ void abandon_in_choice(StepContext& step, const OpenCall& call) {
     return;
   }
   const auto abandoned = std::erase_if(choice.in_flight, [&](const Attempt& attempt) { return attempt.owner_call == call.begin_seq; });
-  if (abandoned > 0 && choice.entry_rejected) choice.abandoned_since_rejection = true;
+  if (abandoned > 0 && (choice.entry_rejected || choice.entry_withdrawn)) choice.abandoned_since_rejection = true;
   choice.views.erase(call.begin_seq);
 }
 
@@ -162,6 +180,9 @@ void on_exit(StepContext& step) {
     }
     for (auto& [key, choices] : state.keys) choices.invalidates_begun.erase(thread);
   }
+  if (!process) return;
+  for (auto& [key, choices] : state.keys)  // its calls are gone: no window sees what it held
+    for (Choice& choice : choices.choices) choice.held.erase(*process);
 }
 
 void judge_rejected_launch(StepContext& step, const OpenCall& call) {
