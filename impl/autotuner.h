@@ -155,7 +155,7 @@ class BasicAutotuner {
 
   // What a call on a not-yet-tuned key does, decided under the key lock.
   struct Route {
-    enum Kind { Launch, Own, Fail, Reentrant, Cycle, LookUp } kind = Launch;
+    enum Kind { Launch, Own, Fail, Reentrant, Cycle, LookUp, Again } kind = Launch;
     const LaunchChoice* launch = nullptr;  // Launch
     AttemptPtr attempt{};                  // Own
     std::string error{};                   // Fail, Reentrant, Cycle
@@ -224,6 +224,8 @@ class BasicAutotuner {
   [[gnu::noinline]] void report(model::EventKind kind, std::string_view key, int stream,
               const std::string* config = nullptr, const std::string* error = nullptr,
               std::optional<double> time_ns = std::nullopt) const noexcept;
+  // Under the key lock: the attempt's tune_begin, noted on it for its waiters (wait_for).
+  void report_tune_begin(Entry& entry, Attempt<Sync>& attempt, const Invocation& inv) SAFETUNE_REQUIRES(entry.mutex);
 
   // Each declared after what it refers to, so it is built after it and destroyed before it.
   Kernel& kernel_;
@@ -326,6 +328,7 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
       typename Sync::Lock lock(entry.mutex);
       next = route(entry, inv, lock, yield, may_look_up);
     }
+    if (next.kind == Route::Again) continue;
     if (next.kind != Route::LookUp) break;
     if (auto winner = look_up_beside_owner(entry, inv)) return launch(inv, choices_[*winner]);
   }
@@ -335,7 +338,8 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
     case Route::Reentrant: throw ReentrantTuning(next.error);
     case Route::Cycle: throw TuningCycle(next.error);
     case Route::Own: break;
-    case Route::LookUp: break;  // not left by the loop above
+    case Route::LookUp:  // neither is left by the loop above
+    case Route::Again: break;
   }
   if (store_.enabled()) return call_through_store(entry, inv, next.attempt);
   const int winner = run_attempt(entry, inv, next.attempt);
@@ -373,7 +377,7 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::begin_attempt(Entry& 
   entry.attempt.set(attempt);
   entry.state.set(KeyState::Tuning);
   // With a store, the attempt may yet be a load: call_through_store reports it when it tunes.
-  if (!store_.enabled()) report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
+  if (!store_.enabled()) report_tune_begin(entry, *attempt, inv);
   return {.kind = Route::Own, .attempt = std::move(attempt)};
 }
 
@@ -411,10 +415,16 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
     return close_cycle(entry, describe_cycle<Sync>(Sync::thread_id(), *cycle));
   }
   attempt->waited_on.set(true);
+  const bool waits_on_its_trace = attempt->tune_reported.get();
   yield.release();  // never blocks, so it is safe under the key lock
   while (!attempt->done.get()) entry.attempt_finished.wait(lock);
   report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
   const int winner = attempt->winner.get();
+  // A wait that began before the attempt's tune_begin (the owner was still after the store's
+  // claim) waited, in the trace, on no attempt of this process yet. Another process's success may
+  // fall between, and the model then reads the wait as one on that success: raising this failure
+  // would be R14. So the call goes round again, and tunes or waits anew.
+  if (winner < 0 && !waits_on_its_trace) return {.kind = Route::Again};
   if (winner < 0) return {.kind = Route::Fail, .error = attempt->error.get()};
   return {.kind = Route::Launch, .launch = &choices_[static_cast<std::size_t>(winner)]};
 }
@@ -587,7 +597,7 @@ const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
   }
   {
     typename Sync::Lock lock(entry.mutex);
-    report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
+    report_tune_begin(entry, *attempt, inv);
   }
   publication.claim = claim.get();
   const int winner = run_attempt(entry, inv, attempt, &publication);
@@ -774,6 +784,12 @@ void BasicAutotuner<Sync>::report_launch(const Invocation& inv, const Config& co
 template <class Sync>
 std::string BasicAutotuner<Sync>::where(std::string_view key) const {
   return "kernel '" + kernel_.name() + "', key '" + std::string(key) + "'";
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::report_tune_begin(Entry& entry, Attempt<Sync>& attempt, const Invocation& inv) {
+  attempt.tune_reported.set(true);
+  report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
 }
 
 template <class Sync>

@@ -31,6 +31,10 @@ struct Attempt {
   typename Sync::template Var<std::string> error;  // why it failed, when it failed
   // Some thread waited on it: it is in the wait graph, to be taken out when it ends.
   typename Sync::template Var<bool> waited_on{false};
+  // Its tune_begin is in the trace. With a store the owner reports it only once it holds the
+  // entry's claim, so a waiter may begin to wait before it (R8, R14: such a wait waited on no
+  // attempt of the trace, and a failure of this one is no reason for it to raise).
+  typename Sync::template Var<bool> tune_reported{false};
 };
 
 // Aligned to a cache line, so that what a tuned call reads (key, next, winner: the first 48
