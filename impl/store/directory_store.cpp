@@ -1,5 +1,6 @@
 #include "impl/store/directory_store.h"
 
+#include "impl/posix/fd.h"
 #include "impl/posix/write_all.h"
 #include "impl/store/hex_hash.h"
 
@@ -33,21 +34,6 @@ void make_directory(const std::string& path) {
   if (::stat(path.c_str(), &info) != 0) fail("read", path, errno);
   if (!S_ISDIR(info.st_mode)) throw StoreError("results store: '" + path + "' is not a directory");
 }
-
-// A file descriptor closed when it goes out of scope.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 void write_all(int fd, const std::string& text, const std::string& path) {
   if (const int error = posix::write_all(fd, text); error != 0) fail("write", path, error);
@@ -97,7 +83,7 @@ std::string DirectoryStore::where(const EntryId& id) const { return path_of(id, 
 
 std::optional<std::string> DirectoryStore::read(const EntryId& id) {
   const std::string path = where(id);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  posix::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
     fail("open", path, errno);
@@ -138,7 +124,7 @@ std::string DirectoryStore::new_temp_path() const {
 bool DirectoryStore::publish(const StoreClaim&, const EntryId& id, const std::string& text) {
   const std::string temp = new_temp_path();
   {
-    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    posix::Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() < 0) fail("create", temp, errno);
     try {
       write_all(fd.get(), text, temp);
@@ -164,7 +150,7 @@ void DirectoryStore::move_aside(const EntryId& id, const std::string& folder, co
     fail("move aside", where(id), error);
   }
   if (reason != nullptr) {  // beside it, why (best effort: the entry is out of the way already)
-    Fd fd(::open((stem + ".reason").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    posix::Fd fd(::open((stem + ".reason").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() >= 0) write_all(fd.get(), *reason + "\n", stem + ".reason");
   }
   sync_directory();
@@ -177,7 +163,7 @@ void DirectoryStore::quarantine(const StoreClaim&, const EntryId& id, const std:
 void DirectoryStore::withdraw(const EntryId& id) { move_aside(id, "withdrawn", nullptr); }
 
 void DirectoryStore::sync_directory() const {
-  Fd fd(::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  posix::Fd fd(::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) fail("open", directory_, errno);
   if (const int error = journal_.fsync_directory(fd.get(), directory_); error != 0) fail("fsync", directory_, error);
 }

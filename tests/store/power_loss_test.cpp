@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -101,6 +102,20 @@ TEST_F(PowerLossTest, TheDirectoryStoresOwnStepsAreAllDurable) {
   EXPECT_EQ(loss.lost_names + loss.torn_files, 0);
   EXPECT_EQ(store.read(id), "{\"entry\":1}\n");
   EXPECT_FALSE(store.read(other).has_value());
+}
+
+// A step that failed made nothing durable, so the journal must not note it: a link onto a taken
+// name, a rename of a missing file, an fsync of a closed descriptor.
+TEST_F(PowerLossTest, AFailedStepIsNotJournaled) {
+  write_file(dir + "/a.json", "taken\n", true);
+  const auto journaled = fs::file_size(journal_file);
+  write_file(dir + "/.tmp", "entry\n", false);
+  EXPECT_EQ(journal->link(dir + "/.tmp", dir + "/a.json"), EEXIST);
+  EXPECT_EQ(journal->rename(dir + "/missing", dir + "/b.json"), ENOENT);
+  EXPECT_EQ(journal->fsync_file(-1, dir + "/closed"), EBADF);
+  EXPECT_EQ(journal->fsync_directory(-1, dir), EBADF);
+  EXPECT_EQ(fs::file_size(journal_file), journaled);
+  EXPECT_EQ(text_of(dir + "/a.json"), "taken\n");
 }
 
 TEST_F(PowerLossTest, NoJournalIsAMachineThatWroteNothing) {

@@ -6,16 +6,19 @@
 #include <cerrno>
 #include <cstring>
 
+#include "impl/posix/fd.h"
 #include "impl/posix/write_all.h"
 
 namespace safetune::stress::subjects {
 
 bool NoFsyncStore::publish(const StoreClaim&, const EntryId& id, const std::string& text) {
   const std::string temp = directory_.new_temp_path();
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw StoreError("no-fsync store: cannot create '" + temp + "': " + std::strerror(errno));
-  const int written = posix::write_all(fd, text);
-  ::close(fd);  // the bug: no fsync of the file
+  int written = 0;
+  {
+    const posix::Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (fd.get() < 0) throw StoreError("no-fsync store: cannot create '" + temp + "': " + std::strerror(errno));
+    written = posix::write_all(fd.get(), text);
+  }  // the bug: closed with no fsync of the file
   const int linked = written != 0 ? written : directory_.journal().link(temp, directory_.where(id));
   ::unlink(temp.c_str());
   if (linked == EEXIST) return false;
