@@ -721,10 +721,13 @@ void BasicAutotuner<Sync>::invalidate(std::string_view key) {
   // Not find_or_insert(): invalidating a key never called must not grow the index. Not a plain
   // find() either, which may miss an entry another thread inserted and tuned (Relacy's
   // invalidate suite found that): the miss is confirmed, and reported, under the index's insert
-  // lock, so a first call of the key is ordered wholly after this invalidate.
-  Entry* const found =
-      index_.find_or_on_miss(key, [&] { report(model::EventKind::Invalidate, key, -1); });
-  if (found == nullptr) return withdraw_from_store(key);
+  // lock, so a first call of the key is ordered wholly after this invalidate: its withdrawal from
+  // the store too, or that call could read the entry after the invalidate's record.
+  Entry* const found = index_.find_or_on_miss(key, [&] {
+    report(model::EventKind::Invalidate, key, -1);
+    withdraw_from_store(key);
+  });
+  if (found == nullptr) return;
   Entry& entry = *found;
   typename Sync::Lock lock(entry.mutex);
   if (entry.state.get() == KeyState::Tuned) {
