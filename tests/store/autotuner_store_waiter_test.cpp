@@ -19,6 +19,7 @@
 #include "impl/trace/trace_recorder.h"
 #include "model/checker.h"
 #include "tests/common/checked_trace.h"
+#include "tests/impl/event_counter.h"
 #include "tests/impl/fake_kernel.h"
 #include "tests/store/child_process.h"
 
@@ -34,23 +35,6 @@ const EntryId kEntry{.kernel = "add", .key = "k", .device = "sim"};
 struct ClaimHolder {
   std::atomic<int> holds{0};
   std::atomic<int> release{0};
-};
-
-// Passes every event on to the recorder, and counts the waits that began.
-class CountingWaits final : public Observer {
- public:
-  explicit CountingWaits(Observer& next) : next_(next) {}
-  void record(const ObservedEvent& event) noexcept override {
-    next_.record(event);
-    if (event.kind == model::EventKind::WaitBegin) waits_.fetch_add(1);
-  }
-  void await(int count) const {
-    while (waits_.load() < count) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-
- private:
-  Observer& next_;
-  std::atomic<int> waits_{0};
 };
 
 TEST(AutotunerStoreWaiter, AWaitThatBeganBeforeTheTuneBeginTunesAgainAfterTheAttemptFails) {
@@ -72,10 +56,10 @@ TEST(AutotunerStoreWaiter, AWaitThatBeganBeforeTheTuneBeginTunesAgainAfterTheAtt
   };
   const ConfigSpace space = ConfigSpace::parse("B=0;B=1");
   TraceRecorder recorder(testing::header_for(kernel, space));
-  CountingWaits waits(recorder);
+  testing::EventCounter events(&recorder);
   DirectoryStore store(store_dir.path());
   TunerOptions options;
-  options.observer = &waits;
+  options.observer = &events;
   options.results = {.store = &store, .device = kDevice, .warn = {}};
   Autotuner tuner(kernel, space, options);
 
@@ -85,13 +69,13 @@ TEST(AutotunerStoreWaiter, AWaitThatBeganBeforeTheTuneBeginTunesAgainAfterTheAtt
     FakeStream stream(0);
     owner_launched = testing::recorded_call(tuner, recorder, kernel.name(), "k", stream);
   });
-  waits.await(1);
+  ASSERT_TRUE(events.wait_until(model::EventKind::WaitBegin, 1));
   std::thread waiter([&] {  // waits on the owner's attempt, whose tune_begin is not reported yet
     TraceRecorder::bind_thread(1);
     FakeStream stream(1);
     waiter_launched = testing::recorded_call(tuner, recorder, kernel.name(), "k", stream);
   });
-  waits.await(2);
+  ASSERT_TRUE(events.wait_until(model::EventKind::WaitBegin, 2));
   holder->release.store(1);
   owner.join();
   waiter.join();
