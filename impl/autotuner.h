@@ -213,6 +213,9 @@ class BasicAutotuner {
                       std::string error, const Publication* publication = nullptr) SAFETUNE_EXCLUDES(entry.mutex);
   void publish_to_store(const Publication& publication, int winner) const noexcept;
   void withdraw_from_store(std::string_view key) const noexcept;
+  // invalidate(), under the entry's exclusive view when there is a store.
+  void invalidate_here(std::string_view key);
+  std::unique_ptr<StoreView> view_of(std::string_view key, ResultsStore::ViewMode mode) const noexcept;
   void abort_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
                      std::size_t first_unreported, const char* what) noexcept SAFETUNE_EXCLUDES(entry.mutex);
 
@@ -533,13 +536,18 @@ template <class Sync>
 void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
                                           const AttemptPtr& attempt, int winner,
                                           std::string error, const Publication* publication) {
+  const bool publishes = winner >= 0 && publication != nullptr && publication->claim != nullptr;
+  // Held from before the publication to after tune_end is recorded, and taken before the key's
+  // lock (invalidate()).
+  std::unique_ptr<StoreView> view;
+  if (publishes) view = view_of(entry.key, ResultsStore::ViewMode::Shared);
   typename Sync::Lock lock(entry.mutex);
   if (winner >= 0) {
     const auto& config = space_[static_cast<std::size_t>(winner)];
     // Before tune_end: a call that begins after the event, in any process, finds the entry (R10).
     // A load elsewhere may then be recorded before this tune_end, which the model reads as a
     // load of the winner that this attempt publishes.
-    if (publication != nullptr && publication->claim != nullptr) publish_to_store(*publication, winner);
+    if (publishes) publish_to_store(*publication, winner);
     report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), &config.str());
     // release: a lock-free reader that sees the winner also sees tune_end reported before it.
     entry.winner.store(&choices_[static_cast<std::size_t>(winner)], std::memory_order_release);
@@ -648,6 +656,9 @@ std::optional<std::size_t> BasicAutotuner<Sync>::look_up_beside_owner(Entry& ent
 // store lose the key before the call waits for it to be tuned again (R10, R3).
 template <class Sync>
 StoreLookup BasicAutotuner<Sync>::look_up(const Entry& entry, const Invocation& inv, const EntryId& id) {
+  // Under a shared view: a withdrawal, in any process, falls wholly before or after this read and
+  // its report (invalidate()).
+  const std::unique_ptr<StoreView> view = store_.store().view(id, ResultsStore::ViewMode::Shared);
   StoreLookup found = store_.lookup(id);
   if (found.kind == StoreLookup::Hit) {
     report(model::EventKind::Load, entry.key, inv.stream.id(), &space_[found.winner].str());
@@ -663,11 +674,17 @@ const Config& BasicAutotuner<Sync>::settle_loaded(Entry& entry, const Invocation
                                                   const AttemptPtr& attempt, std::size_t winner) {
   {
     typename Sync::Lock lock(entry.mutex);
-    // release: as in finish_attempt, a reader that sees the winner sees the load (look_up)
-    // reported.
-    entry.winner.store(&choices_[winner], std::memory_order_release);
-    entry.state.set(KeyState::Tuned);
-    attempt->winner.set(static_cast<int>(winner));
+    // An invalidate of this process came after the load (invalidate_here): the owner launches the
+    // winner, valid in its window, but the key stays Cold here, and its waiters go round again as
+    // after a failure before tune_begin (wait_for): a wait may have begun after the invalidate.
+    const bool kept = !attempt->invalidated.get();
+    if (kept) {
+      // release: as in finish_attempt, a reader that sees the winner sees the load (look_up)
+      // reported.
+      entry.winner.store(&choices_[winner], std::memory_order_release);
+    }
+    entry.state.set(kept ? KeyState::Tuned : KeyState::Cold);
+    attempt->winner.set(kept ? static_cast<int>(winner) : -1);
     attempt->done.set(true);
     if (attempt->waited_on.get() && wait_graph_ != nullptr) wait_graph_->attempt_finished(attempt.get());
     entry.attempt.set(nullptr);
@@ -716,16 +733,43 @@ void BasicAutotuner<Sync>::publish_to_store(const Publication& publication, int 
   }
 }
 
+// With a store, an invalidate holds the entry's exclusive view (ResultsStore::view) from before
+// its withdrawal to after its record. Every read of the entry and every publication, in any
+// process, holds a shared view from before it to after its record, so across processes each falls
+// wholly before or wholly after the invalidate: the merged trace shows the withdrawal where it
+// happened. No one waits on anything while holding a view, so taking one cannot deadlock, even
+// from a hook; and the view comes before any lock of this process (key, index), as in
+// finish_attempt. A store that fails is warned of, and the invalidate still withdraws what it can.
 template <class Sync>
 void BasicAutotuner<Sync>::invalidate(std::string_view key) {
+  std::unique_ptr<StoreView> view;
+  if (store_.enabled()) view = view_of(key, ResultsStore::ViewMode::Exclusive);
+  invalidate_here(key);
+}
+
+// A view of the key's entry, or none where the store fails (warned of).
+template <class Sync>
+std::unique_ptr<StoreView> BasicAutotuner<Sync>::view_of(std::string_view key, ResultsStore::ViewMode mode) const noexcept {
+  try {
+    return store_.store().view(store_.id_of(key), mode);
+  } catch (const std::exception& e) {
+    store_.warn_failure(e.what());
+  } catch (...) {
+    store_.warn_failure("the results store failed");
+  }
+  return nullptr;
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::invalidate_here(std::string_view key) {
   // Not find_or_insert(): invalidating a key never called must not grow the index. Not a plain
   // find() either, which may miss an entry another thread inserted and tuned (Relacy's
   // invalidate suite found that): the miss is confirmed, and reported, under the index's insert
   // lock, so a first call of the key is ordered wholly after this invalidate: its withdrawal from
   // the store too, or that call could read the entry after the invalidate's record.
   Entry* const found = index_.find_or_on_miss(key, [&] {
-    report(model::EventKind::Invalidate, key, -1);
     withdraw_from_store(key);
+    report(model::EventKind::Invalidate, key, -1);
   });
   if (found == nullptr) return;
   Entry& entry = *found;
@@ -735,10 +779,14 @@ void BasicAutotuner<Sync>::invalidate(std::string_view key) {
     // the old winner launched a config that was published during its call.
     entry.winner.store(nullptr, std::memory_order_relaxed);
     entry.state.set(KeyState::Cold);
+  } else if (entry.state.get() == KeyState::Tuning) {
+    // An owner still at the store may have loaded the entry this withdraws: it must not keep it.
+    entry.attempt.get()->invalidated.set(true);
   }
-  report(model::EventKind::Invalidate, entry.key, -1);
-  // After the event, as its effect across processes: a load elsewhere is ordered after it.
+  // The withdrawal, then its record: under the exclusive view (invalidate()), nothing of another
+  // process falls between them.
   withdraw_from_store(key);
+  report(model::EventKind::Invalidate, entry.key, -1);
 }
 
 template <class Sync>

@@ -35,6 +35,9 @@ struct Attempt {
   // entry's claim, so a waiter may begin to wait before it (R8, R14: such a wait waited on no
   // attempt of the trace, and a failure of this one is no reason for it to raise).
   typename Sync::template Var<bool> tune_reported{false};
+  // An invalidate of this process came while its owner was still at the store: a winner it then
+  // loads is launched by the owner alone, not kept as the key's nor given to its waiters.
+  typename Sync::template Var<bool> invalidated{false};
 };
 
 // Aligned to a cache line, so that what a tuned call reads (key, next, winner: the first 48

@@ -48,17 +48,6 @@ std::string host_name() {
   return host;
 }
 
-// A held claim: the lock file's open file description, whose OFD lock lasts until it is closed
-// (or its process dies).
-class DirectoryClaim final : public StoreClaim {
- public:
-  explicit DirectoryClaim(int fd) : fd_(fd) {}
-  ~DirectoryClaim() override { ::close(fd_); }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 DirectoryStore::DirectoryStore(std::string directory, const std::optional<std::string>& journal)
@@ -99,22 +88,50 @@ std::optional<std::string> DirectoryStore::read(const EntryId& id) {
   }
 }
 
-std::unique_ptr<StoreClaim> DirectoryStore::claim(const EntryId& id, ClaimMode mode) {
+int DirectoryStore::lock_byte(const EntryId& id, off_t byte, short type, bool wait) const {
   const std::string path = path_of(id, ".lock");
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) fail("open the lock file", path, errno);
   struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+  lock.l_type = type;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = byte;
+  lock.l_len = 1;
   for (;;) {
-    if (::fcntl(fd, mode == ClaimMode::Wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) == 0)
-      return std::make_unique<DirectoryClaim>(fd);
+    if (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) == 0) return fd;
     const int error = errno;
     if (error == EINTR) continue;
     ::close(fd);
-    if (mode == ClaimMode::Try && (error == EAGAIN || error == EACCES)) return nullptr;
+    if (!wait && (error == EAGAIN || error == EACCES)) return -1;
     fail("lock", path, error);
   }
+}
+
+namespace {
+
+// A held claim or view: the lock file's open file description, whose OFD lock lasts until it is
+// closed (or its process dies).
+class HeldLock final : public StoreClaim, public StoreView {
+ public:
+  explicit HeldLock(int fd) : fd_(fd) {}
+
+ private:
+  posix::Fd fd_;
+};
+
+constexpr off_t kClaimByte = 0;
+constexpr off_t kViewByte = 1;
+
+}  // namespace
+
+std::unique_ptr<StoreClaim> DirectoryStore::claim(const EntryId& id, ClaimMode mode) {
+  const int fd = lock_byte(id, kClaimByte, F_WRLCK, mode == ClaimMode::Wait);
+  if (fd < 0) return nullptr;
+  return std::make_unique<HeldLock>(fd);
+}
+
+std::unique_ptr<StoreView> DirectoryStore::view(const EntryId& id, ViewMode mode) {
+  return std::make_unique<HeldLock>(lock_byte(id, kViewByte, mode == ViewMode::Shared ? F_RDLCK : F_WRLCK, true));
 }
 
 std::string DirectoryStore::new_temp_path() const {

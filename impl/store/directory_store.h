@@ -4,9 +4,11 @@
 // Layout of DIR:
 //   <name>.json         an entry, published whole (entry_codec.h); <name> is a hash of (kernel,
 //                       key, device), so any key is a safe file name
-//   <name>.lock         the entry's claim: an OFD lock (F_OFD_SETLK) held for the whole attempt.
-//                       The kernel drops it when its holder dies, even on SIGKILL, so a killed
-//                       owner blocks no one and no time-out guess is needed
+//   <name>.lock         byte 0: the entry's claim, an OFD lock (F_OFD_SETLK) held for the whole
+//                       attempt. The kernel drops it when its holder dies, even on SIGKILL, so a
+//                       killed owner blocks no one and no time-out guess is needed. Byte 1: the
+//                       entry's views (ResultsStore::view), a read or a write OFD lock, held for
+//                       a read or a withdrawal and its report only
 //   .tmp.<host>.<pid>.<random>   a publication being written
 //   quarantine/<name>.<random>.json and .reason   damaged or foreign entries, kept with why
 //   withdrawn/<name>.<random>.json                entries that invalidate() withdrew
@@ -16,6 +18,8 @@
 // or none, and after a crash the entry is either fully there or absent. The durable steps go
 // through a DurabilityJournal, which a simulated power loss reads (durability_journal.h).
 #pragma once
+
+#include <sys/types.h>
 
 #include <optional>
 #include <string>
@@ -37,6 +41,7 @@ class DirectoryStore final : public ResultsStore {
   bool publish(const StoreClaim& claim, const EntryId& id, const std::string& text) override;
   void quarantine(const StoreClaim& claim, const EntryId& id, const std::string& reason) override;
   void withdraw(const EntryId& id) override;
+  std::unique_ptr<StoreView> view(const EntryId& id, ViewMode mode) override;
   std::string where(const EntryId& id) const override;
 
   const std::string& directory() const { return directory_; }
@@ -48,6 +53,9 @@ class DirectoryStore final : public ResultsStore {
 
  private:
   std::string path_of(const EntryId& id, const char* suffix) const;
+  // An OFD lock of `type` on one byte of the entry's lock file: its descriptor, or -1 when `wait`
+  // is false and another description holds a conflicting lock.
+  int lock_byte(const EntryId& id, off_t byte, short type, bool wait) const;
   void sync_directory() const;
   void move_aside(const EntryId& id, const std::string& folder, const std::string* reason);
 

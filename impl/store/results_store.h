@@ -39,6 +39,12 @@ class StoreClaim {
   virtual ~StoreClaim() = default;
 };
 
+// Proof of a held view of an entry (ResultsStore::view); destroying it lets the view go.
+class StoreView {
+ public:
+  virtual ~StoreView() = default;
+};
+
 class ResultsStore {
  public:
   virtual ~ResultsStore() = default;
@@ -53,6 +59,14 @@ class ResultsStore {
   // Renames the entry aside, with `reason`, so that it is kept but never read again.
   virtual void quarantine(const StoreClaim& claim, const EntryId& id, const std::string& reason) = 0;
   virtual void withdraw(const EntryId& id) = 0;
+  // A view of the entry, waited for. No withdrawal happens while a Shared view is held, and an
+  // Exclusive one waits out every Shared one. The autotuner reads the entry, or publishes it, and
+  // records what it did under a Shared view, and withdraws it and records the invalidate under an
+  // Exclusive one, so that across processes a read or a publication falls wholly before or wholly
+  // after a withdrawal and its record. A view is held for one step, with no wait inside it. Null:
+  // the store offers none (then that holds within one process only).
+  enum class ViewMode { Shared, Exclusive };
+  virtual std::unique_ptr<StoreView> view(const EntryId& /*id*/, ViewMode /*mode*/) { return nullptr; }
   // How a warning names the entry (its file, for a directory store).
   virtual std::string where(const EntryId& id) const = 0;
 };

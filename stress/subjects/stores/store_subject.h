@@ -29,6 +29,7 @@ class ForwardingStore : public ResultsStore {
     directory_.quarantine(claim, id, reason);
   }
   void withdraw(const EntryId& id) override { directory_.withdraw(id); }
+  std::unique_ptr<StoreView> view(const EntryId& id, ViewMode mode) override { return directory_.view(id, mode); }
   std::string where(const EntryId& id) const override { return directory_.where(id); }
 
  protected:
