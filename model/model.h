@@ -96,8 +96,9 @@ struct OpenCall {
   bool launch_failed = false;  // that first launch was a launch_failed: the call may raise (R14)
   std::optional<std::int64_t> wait_open_seq{};  // white-box: the open wait_begin
   std::int64_t last_wait_begin_seq = -1;        // white-box: the begin of the last closed wait
-  std::int64_t waits_on_attempt = 0;  // white-box: the attempt in flight at the open wait_begin
-                                      // (its id; 0: none), the edge of the wait graph (R11)
+  std::int64_t waits_on_attempt = 0;  // white-box: the attempt in flight at the open wait_begin,
+                                      // or the first begun after it (its id; 0: none yet), the
+                                      // edge of the wait graph (R11)
   std::map<std::string, std::int64_t> rejected{};  // R13: configs a load of this call rejected,
                                                    // with that load's seq
   std::int64_t last_seq = 0;  // its thread's latest event while this call is its innermost one

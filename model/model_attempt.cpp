@@ -218,6 +218,7 @@ void on_tune_begin(StepContext& step) {
   ++step.state.stats.attempts;
   step.state.benches.emplace(step.event.seq, AttemptBenches{});
   for_each_choice(step, [call](StepContext& in) { begin_attempt(in, *call, in.event.seq); });
+  adopt_waits(step.state, call->key, step.event.seq, call->thread);
 }
 
 void on_bench(StepContext& step) {

@@ -3,7 +3,8 @@
 // re-entry policy's answer, judged as R9 judges a re-entrant call.
 //
 // White-box: a waiting thread waits in its innermost call (it is blocked there), on the attempt
-// that was in flight on that call's key when its wait_begin came (OpenCall::waits_on_attempt).
+// that was in flight on that call's key when its wait_begin came, or, when none was, on the first
+// to begin there after it (adopt_waits; OpenCall::waits_on_attempt).
 // The edge lasts while that attempt is in flight: its tune_end releases the waiter, even before
 // the waiter's wait_end is recorded. So the walk from an attempt's owner reads one map entry per
 // thread.
@@ -103,6 +104,18 @@ std::string joined(const std::vector<std::string>& edges) {
 std::int64_t attempt_to_wait_on(const State& state, const KeyId& key) {
   const Attempt* attempt = latest_in_flight(state, key);
   return attempt != nullptr ? attempt->id : 0;
+}
+
+// A wait that began with no attempt in flight on its key waits for one to begin: an owner reports
+// its tune_begin only after its store steps (its claim), and its process's threads wait on it
+// meanwhile, as mark_waiters_of_failure reads them too. So the first attempt to begin there is
+// the one it waits on; a wait that already waited on one was released when that one ended.
+void adopt_waits(State& state, const KeyId& key, std::int64_t id, const ThreadName& owner) {
+  if (!state.header.white_box) return;
+  for (const std::int64_t seq : state.keys.at(key).open_calls) {
+    OpenCall& call = state.calls.at(seq);
+    if (call.wait_open_seq && call.waits_on_attempt == 0 && call.thread != owner) call.waits_on_attempt = id;
+  }
 }
 
 std::optional<std::string> wait_cycle(const State& state, const ThreadName& thread, const KeyId& key) {
