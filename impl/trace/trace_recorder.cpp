@@ -203,9 +203,11 @@ void TraceRecorder::store(const ObservedEvent& observed) noexcept {
     model::Event event = event_from(observed);
     event.thread = model::Name::integer(log->index);
     event.process = process_;
+    // Before the seq (the header's contract): a merge reads a t_ns that goes back in seq order as
+    // the latest before it, which then stays at or before the event's place.
+    event.t_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
     // relaxed: see the contract; the RMW's place in the counter's order is the event's place.
     event.seq = next_seq_.fetch_add(1, std::memory_order_relaxed) + 1;
-    event.t_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
     *slot = std::move(event);
   } catch (...) {
     // Out of memory while copying the event's strings: it took no seq, and it is counted.

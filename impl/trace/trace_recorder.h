@@ -13,8 +13,12 @@
 //     On a machine whose RMWs are full fences (x86) seq order is also the order of the memory
 //     effects around the reports; on a weaker one, two reports that no happens-before relates
 //     may have their effects in either order.
-//   - t_ns is steady_clock time since the recorder was built, taken just after the seq: it never
-//     decreases along one thread's events, but two threads' clocks may be a little out of seq order.
+//   - t_ns is steady_clock time since the recorder was built, taken just before the seq: it never
+//     decreases along one thread's events, but two threads' clocks may be out of seq order (a
+//     thread may be descheduled between the two). Taken before, the latest t_ns up to an event in
+//     seq order, which a merge reads as its time, is at or before the event's place: taken after,
+//     a thread descheduled after its seq would push later events of its process past another
+//     process's observation of them.
 //     A process of a multi-process run (as_process()) takes it from an origin all its processes
 //     share instead, so that their files merge by t_ns (docs/trace-format.md, "Several
 //     processes"); steady_clock is the machine's monotonic clock. A report comes after the
