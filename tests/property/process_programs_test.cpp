@@ -8,11 +8,11 @@
 // stress harness's process round (stress/harness/process_round.h) runs them, each worker in its
 // own forked process with its own watchdog; a hang anywhere is R7 in the merged trace.
 //
-// No invalidations: an invalidate reaches the store and its own process, not the winners other
-// processes hold in memory, whose later launches the model reads as R5/R6 (the known gap of
-// docs/store.md). The property, "no run breaks a rule and every run is recorded whole", must hold for the
-// reference, and fail for every store subject (stress/subjects/stores/) by one of the rules it
-// declares, with rapidcheck's shrunk counterexample printed.
+// The reference's programs invalidate keys too (an invalidate withdraws the entry under the
+// entry's exclusive view, docs/store.md); a store subject's do not, so that each fails by the rule
+// its own bug breaks. The property, "no run breaks a rule and every run is recorded whole", must
+// hold for the reference, and fail for every store subject (stress/subjects/stores/) by one of the
+// rules it declares, with rapidcheck's shrunk counterexample printed.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -77,7 +77,7 @@ ProcessCase draw_case(const stress::SubjectInfo& subject) {
   const int workers = drawn.processes * (drawn.restart ? 2 : 1);
   for (int p = 0; p < workers; ++p) {
     stress::Program program;
-    program.threads = draw_threads(*rc::gen::inRange(1, 3), drawn.keys, /*invalidations=*/false);
+    program.threads = draw_threads(*rc::gen::inRange(1, 3), drawn.keys, /*invalidations=*/reference);
     program.device_seed = *rc::gen::inRange<std::uint64_t>(1, 1000000);
     drawn.plan.programs.push_back(std::move(program));
     const bool killed = reference && *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
