@@ -28,18 +28,22 @@ bool cold_in_window(const Choice& choice, std::int64_t begin) {
   return !choice.winner || choice.history.cold_until > begin;
 }
 
-// The answers the call's process held in memory at some moment of [begin, now]: none for a
-// trace of one process. held_until is ordered by process first, so its entries of the process
-// are one range of it.
-std::set<std::string> held_in_window(const Choice& choice, const OpenCall& call) {
+// The winners that `process` held in memory at some moment of [since, now]. held_until is ordered
+// by process first, so its entries of the process are one range of it.
+std::set<std::string> held_since(const Choice& choice, const Name& process, std::int64_t since) {
   std::set<std::string> held;
-  if (!call.thread.process) return held;
-  const Name& process = *call.thread.process;
   if (auto it = choice.held.find(process); it != choice.held.end()) held.insert(it->second);
   const auto& until = choice.history.held_until;
   for (auto it = until.lower_bound({process, std::string()}); it != until.end() && it->first.first == process; ++it)
-    if (it->second > call.begin_seq) held.insert(it->first.second);
+    if (it->second > since) held.insert(it->first.second);
   return held;
+}
+
+// The answers the call's process held in memory at some moment of its window: none for a trace
+// of one process.
+std::set<std::string> held_in_window(const Choice& choice, const OpenCall& call) {
+  if (!call.thread.process) return {};
+  return held_since(choice, *call.thread.process, call.begin_seq);
 }
 
 // The answers valid at some moment of the window, decided or not.
@@ -86,6 +90,11 @@ void publish_winner(Choice& choice, const std::string& winner, std::int64_t now,
   choice.abandoned_since_rejection = false;
   std::int64_t& published = history.published_at[winner];
   published = std::max(published, published_seq);
+}
+
+bool held_during_wait(const Choice& choice, const OpenCall& call) {
+  if (!call.thread.process || !call.wait_open_seq) return false;
+  return !held_since(choice, *call.thread.process, *call.wait_open_seq).empty();
 }
 
 void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now) {

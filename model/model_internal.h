@@ -93,6 +93,9 @@ void withdraw_winner(Choice& choice, std::int64_t now);
 // Both do nothing for a trace of one process (no process name).
 void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now);
 void drop_held_winner(Choice& choice, const std::optional<Name>& process, std::int64_t now);
+// Across processes: `call`'s process held a winner at some moment of its open wait (R8, R14: the
+// wait may have ended on it, whenever its wait_end is recorded). False with no open wait.
+bool held_during_wait(const Choice& choice, const OpenCall& call);
 // The undecided winner of `owner_call` is `config`: every trace of it in the choice says so.
 void decide_winner(Choice& choice, std::int64_t owner_call, const std::string& config);
 // What `call`'s window, from its call_begin to now, says of a launch of `config`.
