@@ -117,13 +117,15 @@ void mark_waiters_of_failure(StepContext& step, const Attempt& attempt) {
     // was in flight (after its tune_begin, whose seq is the attempt id), or when its wait is
     // still open and began after the key's last success: it waited for this attempt to begin (an
     // owner's tune_begin comes after its store steps, and its process's waiters wait meanwhile).
-    // A wait open since before a success waited on that success, and a wait during which its
-    // process held a winner (its owner loaded it, before the wait began or after) may have ended
-    // on that, however late its wait_end is recorded: the winner, valid inside the call's window,
-    // stays a valid answer.
+    // A wait open since before a success waited on that success: its winner, published inside
+    // the call's window, stays a valid answer. Across processes, a wait during which its process
+    // held a winner (its owner loaded one, before the wait began or after) may have ended on that,
+    // however late its wait_end is recorded: an attempt of another process that fails is none it
+    // waited on.
     const std::int64_t open_since = call.wait_open_seq.value_or(-1);
-    const bool open_for_an_attempt = open_since > step.choice->last_success_seq && !held_during_wait(*step.choice, call);
-    const bool waited = open_since > attempt.id || open_for_an_attempt || call.last_wait_begin_seq > attempt.id;
+    const bool open_wait_counts = call.thread.process == attempt.owner.process || !held_during_wait(*step.choice, call);
+    const bool open_wait_on_it = open_since > attempt.id || open_since > step.choice->last_success_seq;
+    const bool waited = (open_wait_counts && open_wait_on_it) || call.last_wait_begin_seq > attempt.id;
     if (white_box && !waited) continue;
     CallView& view = step.choice->views[seq];
     view.saw_failure = true;

@@ -94,7 +94,8 @@ void withdraw_winner(Choice& choice, std::int64_t now);
 void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now);
 void drop_held_winner(Choice& choice, const std::optional<Name>& process, std::int64_t now);
 // Across processes: `call`'s process held a winner at some moment of its open wait (R8, R14: the
-// wait may have ended on it, whenever its wait_end is recorded). False with no open wait.
+// wait may have ended on it, whenever its wait_end is recorded, rather than on another process's
+// attempt). False with no open wait.
 bool held_during_wait(const Choice& choice, const OpenCall& call);
 // The undecided winner of `owner_call` is `config`: every trace of it in the choice says so.
 void decide_winner(Choice& choice, std::int64_t owner_call, const std::string& config);
