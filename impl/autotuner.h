@@ -737,9 +737,10 @@ void BasicAutotuner<Sync>::publish_to_store(const Publication& publication, int 
 // its withdrawal to after its record. Every read of the entry and every publication, in any
 // process, holds a shared view from before it to after its record, so across processes each falls
 // wholly before or wholly after the invalidate: the merged trace shows the withdrawal where it
-// happened. No one waits on anything while holding a view, so taking one cannot deadlock, even
-// from a hook; and the view comes before any lock of this process (key, index), as in
-// finish_attempt. A store that fails is warned of, and the invalidate still withdraws what it can.
+// happened. A view is always taken before any lock of this process (the key's, the index's), and
+// while holding one a thread waits for those short locks only, never for a claim, an attempt or
+// another view: so taking one cannot deadlock, even from a hook. A store that fails is warned of,
+// and the invalidate still withdraws what it can.
 template <class Sync>
 void BasicAutotuner<Sync>::invalidate(std::string_view key) {
   std::unique_ptr<StoreView> view;

@@ -8,7 +8,7 @@
 //                       attempt. The kernel drops it when its holder dies, even on SIGKILL, so a
 //                       killed owner blocks no one and no time-out guess is needed. Byte 1: the
 //                       entry's views (ResultsStore::view), a read or a write OFD lock, held for
-//                       a read or a withdrawal and its report only
+//                       one read, publication or withdrawal and its record only
 //   .tmp.<host>.<pid>.<random>   a publication being written
 //   quarantine/<name>.<random>.json and .reason   damaged or foreign entries, kept with why
 //   withdrawn/<name>.<random>.json                entries that invalidate() withdrew

@@ -63,8 +63,9 @@ class ResultsStore {
   // Exclusive one waits out every Shared one. The autotuner reads the entry, or publishes it, and
   // records what it did under a Shared view, and withdraws it and records the invalidate under an
   // Exclusive one, so that across processes a read or a publication falls wholly before or wholly
-  // after a withdrawal and its record. A view is held for one step, with no wait inside it. Null:
-  // the store offers none (then that holds within one process only).
+  // after a withdrawal and its record. A view is held for one step, and its holder waits for
+  // nothing of the store meanwhile. Null: the store offers none (then that holds within one
+  // process only).
   enum class ViewMode { Shared, Exclusive };
   virtual std::unique_ptr<StoreView> view(const EntryId& /*id*/, ViewMode /*mode*/) { return nullptr; }
   // How a warning names the entry (its file, for a directory store).
