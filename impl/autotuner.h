@@ -724,13 +724,9 @@ std::string BasicAutotuner<Sync>::store_step_failure(std::string_view key) const
 // warned of; the winner stays published in this process (the documented tune-locally policy).
 template <class Sync>
 void BasicAutotuner<Sync>::publish_to_store(const Publication& publication, int winner) const noexcept {
-  try {
+  store_.warned_on_failure([&] {
     (void)store_.publish(*publication.claim, publication.id, static_cast<std::size_t>(winner), publication.times);
-  } catch (const std::exception& e) {
-    store_.warn_failure(e.what());
-  } catch (...) {
-    store_.warn_failure("the results store failed");
-  }
+  });
 }
 
 // With a store, an invalidate holds the entry's exclusive view (ResultsStore::view) from before
@@ -751,14 +747,9 @@ void BasicAutotuner<Sync>::invalidate(std::string_view key) {
 // A view of the key's entry, or none where the store fails (warned of).
 template <class Sync>
 std::unique_ptr<StoreView> BasicAutotuner<Sync>::view_of(std::string_view key, ResultsStore::ViewMode mode) const noexcept {
-  try {
-    return store_.store().view(store_.id_of(key), mode);
-  } catch (const std::exception& e) {
-    store_.warn_failure(e.what());
-  } catch (...) {
-    store_.warn_failure("the results store failed");
-  }
-  return nullptr;
+  std::unique_ptr<StoreView> view;
+  store_.warned_on_failure([&] { view = store_.store().view(store_.id_of(key), mode); });
+  return view;
 }
 
 template <class Sync>
@@ -793,13 +784,7 @@ void BasicAutotuner<Sync>::invalidate_here(std::string_view key) {
 template <class Sync>
 void BasicAutotuner<Sync>::withdraw_from_store(std::string_view key) const noexcept {
   if (!store_.enabled()) return;
-  try {
-    store_.store().withdraw(store_.id_of(key));
-  } catch (const std::exception& e) {
-    store_.warn_failure(e.what());
-  } catch (...) {
-    store_.warn_failure("the results store failed");
-  }
+  store_.warned_on_failure([&] { store_.store().withdraw(store_.id_of(key)); });
 }
 
 template <class Sync>

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -51,6 +52,20 @@ class StoreLink {
   void warn_rejected(const EntryId& id, const std::string& reason) const noexcept;
   // The first failure only: the autotuner then tunes locally.
   void warn_failure(const char* what) const noexcept;
+  // Runs a store step whose failure must not fail the call (a publication, a withdrawal, a
+  // view): a failure is warned of (warn_failure), and false returned.
+  template <class Step>
+  bool warned_on_failure(const Step& step) const noexcept {
+    try {
+      step();
+      return true;
+    } catch (const std::exception& e) {
+      warn_failure(e.what());
+    } catch (...) {
+      warn_failure("the results store failed");
+    }
+    return false;
+  }
 
  private:
   ResultsStore* const store_;

@@ -79,69 +79,69 @@ struct ViewHolder {
   }
 };
 
-pid_t spawn_view_holder(const std::string& directory, ViewMode mode, ViewHolder* holder) {
-  return testing::spawn([=] {
-    DirectoryStore store(directory);
-    while (holder->take.load() == 0) sleep_a_little();
-    const auto view = store.view(kEntry, mode);
-    holder->holds.store(1);
-    while (holder->release.load() == 0) sleep_a_little();
-    return true;
-  });
-}
-
+// This process's tuner on a store of its own, and another process that holds a view of its entry.
 struct TunerRig {
-  explicit TunerRig(const std::string& directory)
-      : kernel({{"B=0", 5}, {"B=1", 1}}),
+  TunerRig()
+      : dir("safetune-view"),
+        kernel({{"B=0", 5}, {"B=1", 1}}),
         space(ConfigSpace::parse("B=0;B=1")),
         recorder(testing::header_for(kernel, space)),
         events(&recorder),
-        store(directory) {}
+        store(dir.path()) {}
   Autotuner make() {
     TunerOptions options;
     options.observer = &events;
     options.results = {.store = &store, .device = kDevice, .warn = {}};
     return Autotuner(kernel, space, options);
   }
+  // The other process: it takes the view (`mode`) once `holder->take` is set.
+  pid_t spawn_view_holder(ViewMode mode) const {
+    return testing::spawn([this, mode] {
+      DirectoryStore other(dir.path());
+      while (holder->take.load() == 0) sleep_a_little();
+      const auto view = other.view(kEntry, mode);
+      holder->holds.store(1);
+      while (holder->release.load() == 0) sleep_a_little();
+      return true;
+    });
+  }
+  const posix::TempDirectory dir;
   FakeKernel kernel;
   ConfigSpace space;
   TraceRecorder recorder;
   testing::EventCounter events;
   DirectoryStore store;
+  ViewHolder* const holder = testing::shared_object<ViewHolder>();
 };
 
 TEST(AutotunerStoreView, AnInvalidateWaitsOutAReadInAnotherProcess) {
-  const posix::TempDirectory dir("safetune-view");
-  TunerRig rig(dir.path());
+  TunerRig rig;
   Autotuner tuner = rig.make();
-  ViewHolder* holder = testing::shared_object<ViewHolder>();
-  const pid_t reader = spawn_view_holder(dir.path(), ViewMode::Shared, holder);
-  holder->take.store(1);
-  holder->wait_until_held();
+  const pid_t reader = rig.spawn_view_holder(ViewMode::Shared);
+  rig.holder->take.store(1);
+  rig.holder->wait_until_held();
   std::thread invalidator([&] {
     TraceRecorder::bind_thread(0);
     tuner.invalidate("k");
   });
   std::this_thread::sleep_for(kPause);
   EXPECT_EQ(rig.events.count(model::EventKind::Invalidate), 0);
-  holder->release.store(1);
+  rig.holder->release.store(1);
   invalidator.join();
   EXPECT_EQ(rig.events.count(model::EventKind::Invalidate), 1);
   EXPECT_EQ(testing::wait_for(reader), "exit 0");
 }
 
 TEST(AutotunerStoreView, APublicationWaitsOutAnInvalidateInAnotherProcess) {
-  const posix::TempDirectory dir("safetune-view");
-  TunerRig rig(dir.path());
+  TunerRig rig;
   Autotuner tuner = rig.make();
-  ViewHolder* holder = testing::shared_object<ViewHolder>();
-  const pid_t invalidator = spawn_view_holder(dir.path(), ViewMode::Exclusive, holder);
+  const pid_t invalidator = rig.spawn_view_holder(ViewMode::Exclusive);
   // Taken during the owner's last benchmark: its read of the store, before, is not held back.
   int benches = 0;
   rig.kernel.inside_benchmark = [&](const Invocation&, const Config&) {
     if (++benches < 2) return;
-    holder->take.store(1);
-    holder->wait_until_held();
+    rig.holder->take.store(1);
+    rig.holder->wait_until_held();
   };
   std::optional<Config> launched;
   std::thread owner([&] {
@@ -149,17 +149,59 @@ TEST(AutotunerStoreView, APublicationWaitsOutAnInvalidateInAnotherProcess) {
     FakeStream stream(0);
     launched = testing::recorded_call(tuner, rig.recorder, rig.kernel.name(), "k", stream);
   });
-  holder->wait_until_held();
+  rig.holder->wait_until_held();
   std::this_thread::sleep_for(kPause);
   EXPECT_EQ(rig.events.count(model::EventKind::TuneEnd), 0);
   EXPECT_EQ(rig.store.read(kEntry), std::nullopt);  // nor is the entry written
-  holder->release.store(1);
+  rig.holder->release.store(1);
   owner.join();
   EXPECT_EQ(launched, Config::parse("B=1"));
   EXPECT_NE(rig.store.read(kEntry), std::nullopt);
   EXPECT_EQ(testing::wait_for(invalidator), "exit 0");
   const model::CheckResult result = model::check(rig.recorder.take());
   EXPECT_TRUE(result.ok()) << testing::violation_text(result);
+}
+
+// An invalidate of this process while its owner is still at the store (waiting for another
+// process's claim): the owner launches the winner it then loads, but the key stays cold here
+// (settle_loaded), so the next call reads the store again.
+TEST(AutotunerStoreView, AnInvalidateWhileTheOwnerIsAtTheStoreLeavesTheKeyCold) {
+  TunerRig rig;
+  std::atomic<int>* const other_benches = testing::shared_object<std::atomic<int>>();
+  std::atomic<int>* const release = testing::shared_object<std::atomic<int>>();
+  const pid_t other = testing::spawn([&] {  // tunes the key, holding its claim until released
+    FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
+    kernel.inside_benchmark = [&](const Invocation&, const Config&) {
+      other_benches->fetch_add(1);
+      while (release->load() == 0) sleep_a_little();
+    };
+    DirectoryStore store(rig.dir.path());
+    TunerOptions options;
+    options.results = {.store = &store, .device = kDevice, .warn = {}};
+    Autotuner tuner(kernel, rig.space, options);
+    FakeStream stream(9);
+    return tuner.call({.key = "k", .stream = stream}) == Config::parse("B=1");
+  });
+  while (other_benches->load() == 0) sleep_a_little();
+  Autotuner tuner = rig.make();
+  std::optional<Config> launched;
+  std::thread owner([&] {
+    TraceRecorder::bind_thread(0);
+    FakeStream stream(0);
+    launched = testing::recorded_call(tuner, rig.recorder, rig.kernel.name(), "k", stream);
+  });
+  ASSERT_TRUE(rig.events.wait_until(model::EventKind::WaitBegin, 1));  // for the other's claim
+  tuner.invalidate("k");
+  release->store(1);
+  owner.join();
+  EXPECT_EQ(testing::wait_for(other), "exit 0");
+  EXPECT_EQ(launched, Config::parse("B=1"));
+  EXPECT_EQ(rig.events.count(model::EventKind::Load), 1);
+  EXPECT_EQ(tuner.tuned_config("k"), std::nullopt);  // loaded after this process's invalidate
+  FakeStream stream(1);
+  EXPECT_EQ(testing::recorded_call(tuner, rig.recorder, rig.kernel.name(), "k", stream), Config::parse("B=1"));
+  EXPECT_EQ(rig.events.count(model::EventKind::Load), 2);  // read again, not benched
+  EXPECT_EQ(rig.events.count(model::EventKind::Bench), 0);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // under its own scenario (defaults only: `safetune stress --subject NAME --seed S`), and the
 // reference runs under each distinct scenario. It prints, per row, the rules that caught
 // the subject, the catch rate and the median wall time of the failing runs, and fails when a
-// broken subject is caught in fewer than 95% of its runs, or when the reference or another
+// broken subject is caught in fewer than 95% of its runs (one miss allowed in a row of fewer than
+// 20: allowed_misses), or when the reference or another
 // correct subject (bug "none": future-single-flight) fails once. A run is a catch only when one
 // of the rules the subject declares (SubjectInfo::caught_by) is among its violations: exit 1 for
 // another reason is a miss, so a subject caught for the wrong reason does not count.
