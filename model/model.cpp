@@ -206,7 +206,8 @@ void judge_call_result(StepContext& step, const OpenCall& call, const CallView& 
                        thread_text(thread_of(e)) + "'s re-entrant call on " + where() + " raised \"" + printable(*e.error) +
                            "\" instead of launching the fallback (re-entry policy fallback)");
   }
-  if (view.owned == Ownership::None && !view.reentrant) judge_cycle_closing_error(step, call);
+  // A waiter of a failed attempt raises for that failure (R8), whatever waits now surround it.
+  if (view.owned == Ownership::None && !view.reentrant && !view.saw_failure) judge_cycle_closing_error(step, call);
   if (view.owned == Ownership::Failed && e.config && step.state.header.white_box)
     report_in_choice(step, Rule::R8, {view.owned_attempt_id, e.seq},
                      thread_text(thread_of(e)) + "'s attempt " + std::to_string(view.owned_attempt_id) + " on " + where() +

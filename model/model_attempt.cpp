@@ -120,10 +120,11 @@ void mark_waiters_of_failure(StepContext& step, const Attempt& attempt) {
     // A wait open since before a success waited on that success: its winner, published inside
     // the call's window, stays a valid answer. Across processes, a wait during which its process
     // held a winner (its owner loaded one, before the wait began or after) may have ended on that,
-    // however late its wait_end is recorded: an attempt of another process that fails is none it
-    // waited on.
+    // however late its wait_end is recorded: an attempt that fails is none it waited on, unless
+    // the wait began in the attempt's own process after the attempt began (it then waited on it).
     const std::int64_t open_since = call.wait_open_seq.value_or(-1);
-    const bool open_wait_counts = call.thread.process == attempt.owner.process || !held_during_wait(*step.choice, call);
+    const bool waits_in_its_process = call.thread.process == attempt.owner.process && open_since > attempt.id;
+    const bool open_wait_counts = waits_in_its_process || !held_during_wait(*step.choice, call);
     const bool open_wait_on_it = open_since > attempt.id || open_since > step.choice->last_success_seq;
     const bool waited = (open_wait_counts && open_wait_on_it) || call.last_wait_begin_seq > attempt.id;
     if (white_box && !waited) continue;

@@ -114,7 +114,10 @@ void adopt_waits(State& state, const KeyId& key, std::int64_t id, const ThreadNa
   if (!state.header.white_box) return;
   for (const std::int64_t seq : state.keys.at(key).open_calls) {
     OpenCall& call = state.calls.at(seq);
-    if (call.wait_open_seq && call.waits_on_attempt == 0 && call.thread != owner) call.waits_on_attempt = id;
+    // A wait during which its process held a winner ended on it, however late its wait_end comes
+    // (as mark_waiters_of_failure reads it).
+    const bool released = held_during_wait(state.keys.at(key).choices.front(), call);
+    if (call.wait_open_seq && call.waits_on_attempt == 0 && call.thread != owner && !released) call.waits_on_attempt = id;
   }
 }
 
@@ -139,8 +142,10 @@ std::optional<std::string> wait_cycle(const State& state, const ThreadName& thre
   return std::nullopt;
 }
 
+// A call may have waited before, and been released with no result (its owner in its process
+// was still after the store's claim): it may close a cycle as it waits anew.
 std::optional<std::string> cycle_closed_by(const State& state, const OpenCall& call) {
-  if (call.wait_open_seq || call.last_wait_begin_seq >= 0) return std::nullopt;
+  if (call.wait_open_seq) return std::nullopt;
   return wait_cycle(state, call.thread, call.key);
 }
 
