@@ -182,8 +182,12 @@ class BasicAutotuner {
 
   // The in-process owner of a cold key, with a results store: a hit, a wait for another process's
   // attempt, or an attempt of its own under the entry's claim.
-  const Config& call_through_store(Entry& entry, const Invocation& inv, const AttemptPtr& attempt);
-  std::unique_ptr<StoreClaim> wait_for_claim(Entry& entry, const Invocation& inv, const EntryId& id);
+  const Config& call_through_store(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, Yield& yield);
+  // Null, with `cycle` set, when waiting would close a cycle of waits across processes.
+  // Its holds on the bench lock are given up (`yield`) while it waits, as wait_for's are.
+  std::unique_ptr<StoreClaim> wait_for_claim(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
+                                             const EntryId& id, std::optional<std::string>& cycle, Yield& yield);
+  std::unique_ptr<StoreClaim> wait_out_claim(Entry& entry, const Invocation& inv, const EntryId& id);
   // Under the entry's claim: the entry another process published, or the one a rejected entry
   // leaves (quarantined): nullopt.
   std::optional<std::size_t> load_claimed(Entry& entry, const Invocation& inv, const EntryId& id,
@@ -229,6 +233,15 @@ class BasicAutotuner {
               std::optional<double> time_ns = std::nullopt) const noexcept;
   // Under the key lock: the attempt's tune_begin, noted on it for its waiters (wait_for).
   void report_tune_begin(Entry& entry, Attempt<Sync>& attempt, const Invocation& inv) SAFETUNE_REQUIRES(entry.mutex);
+  // With a store that keeps the waits of all its processes (SharedWaits): `report` runs as the
+  // change `change` makes there. Without one, or when it fails (warned of), `report` runs alone.
+  template <class Change>
+  void report_through_waits(const Change& change, const SharedWaits::Report& report) const noexcept;
+  // The wait_begin of the calling thread's wait on `key`, entered in the wait graph: the store's
+  // (every process's) or this process's. The cycle the wait would close instead, described.
+  std::optional<std::string> enter_wait(std::string_view key, int stream, const AttemptPtr& in_process);
+  void report_wait_end(std::string_view key, int stream) const noexcept;
+  void report_tune_end(std::string_view key, int stream, const std::string* config, const std::string* error) const noexcept;
 
   // Each declared after what it refers to, so it is built after it and destroyed before it.
   Kernel& kernel_;
@@ -237,8 +250,10 @@ class BasicAutotuner {
   const std::vector<std::unique_ptr<PreparedLaunch>> prepared_;  // space_'s configs, then the fallback
   const std::vector<LaunchChoice> choices_;  // one per config of space_, in order
   const LaunchChoice fallback_;              // config null when options_ has no fallback
-  BasicWaitGraph<Sync>* const wait_graph_;   // null: cycles are not detected
   const StoreLink store_;                    // not enabled: in memory only
+  // This process's graph, when the store keeps no graph of its processes' waits (SharedWaits);
+  // null then, or when cycles are not detected.
+  BasicWaitGraph<Sync>* const wait_graph_;
   KeyIndex<Sync, Entry> index_;
 };
 
@@ -304,8 +319,10 @@ BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options 
       prepared_(autotuner_detail::prepare_all(kernel_, space_, options_.fallback)),
       choices_(autotuner_detail::choices_of(space_, prepared_)),
       fallback_(autotuner_detail::fallback_choice_of(options_.fallback, prepared_)),
-      wait_graph_(options_.wait_graph != nullptr ? options_.wait_graph : default_wait_graph<Sync>()),
-      store_(options_.results, kernel_.name(), space_) {}
+      store_(options_.results, kernel_.name(), space_),
+      wait_graph_(store_.waits() != nullptr       ? nullptr
+                  : options_.wait_graph != nullptr ? options_.wait_graph
+                                                   : default_wait_graph<Sync>()) {}
 
 // The tuned path. On a GPU it runs between two launches of the driver, whose own code evicts
 // this code and its data from the core's caches and predictors, so its cost is mostly the
@@ -344,7 +361,7 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
     case Route::LookUp:  // neither is left by the loop above
     case Route::Again: break;
   }
-  if (store_.enabled()) return call_through_store(entry, inv, next.attempt);
+  if (store_.enabled()) return call_through_store(entry, inv, next.attempt, yield);
   const int winner = run_attempt(entry, inv, next.attempt);
   return launch(inv, choices_[static_cast<std::size_t>(winner)]);
 }
@@ -410,18 +427,23 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
                                                                     const AttemptPtr& attempt,
                                                                     typename Sync::Lock& lock,
                                                                     Yield& yield) {
-  const auto report_wait = [&] { report(model::EventKind::WaitBegin, entry.key, inv.stream.id()); };
-  if (wait_graph_ == nullptr) {
-    report_wait();
-  } else if (auto cycle = wait_graph_->wait_unless_cycle(
-                 Sync::thread_id(), {attempt->owner, attempt.get(), kernel_.name(), entry.key}, report_wait)) {
-    return close_cycle(entry, describe_cycle<Sync>(Sync::thread_id(), *cycle));
-  }
+  if (auto cycle = enter_wait(entry.key, inv.stream.id(), attempt)) return close_cycle(entry, *cycle);
   attempt->waited_on.set(true);
   const bool waits_on_its_trace = attempt->tune_reported.get();
+  const std::uint64_t owner_store_waits = attempt->store_waits.get();
   yield.release();  // never blocks, so it is safe under the key lock
-  while (!attempt->done.get()) entry.attempt_finished.wait(lock);
-  report(model::EventKind::WaitEnd, entry.key, inv.stream.id());
+  // A wait that began before the owner's tune_begin (the owner was still after the store's claim)
+  // waits, in the trace, on the attempt then in flight in another process, or on the first to
+  // begin after it. Once this process's owner begins its own, or waits anew for the claim (which
+  // changed hands), the call waits anew too, on what the owner waits on: so the wait graphs (this
+  // process's, the store's, the model's) read the same edge, and a wait that now closes a cycle is
+  // refused (R11) instead of waiting for ever.
+  const auto owner_moved_on = [&] {
+    return !waits_on_its_trace && (attempt->tune_reported.get() || attempt->store_waits.get() != owner_store_waits);
+  };
+  while (!attempt->done.get() && !owner_moved_on()) entry.attempt_finished.wait(lock);
+  report_wait_end(entry.key, inv.stream.id());
+  if (!attempt->done.get()) return {.kind = Route::Again};
   const int winner = attempt->winner.get();
   // A wait that began before the attempt's tune_begin (the owner was still after the store's
   // claim) waited, in the trace, on no attempt of this process yet. Another process's success may
@@ -548,12 +570,12 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
     // A load elsewhere may then be recorded before this tune_end, which the model reads as a
     // load of the winner that this attempt publishes.
     if (publishes) publish_to_store(*publication, winner);
-    report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), &config.str());
+    report_tune_end(entry.key, inv.stream.id(), &config.str(), nullptr);
     // release: a lock-free reader that sees the winner also sees tune_end reported before it.
     entry.winner.store(&choices_[static_cast<std::size_t>(winner)], std::memory_order_release);
     entry.state.set(KeyState::Tuned);
   } else {
-    report(model::EventKind::TuneEnd, entry.key, inv.stream.id(), nullptr, &error);
+    report_tune_end(entry.key, inv.stream.id(), nullptr, &error);
     attempt->error.set(std::move(error));
     entry.state.set(KeyState::Cold);
   }
@@ -576,10 +598,11 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
 // on it and no unvalidated config is launched.
 template <class Sync>
 const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invocation& inv,
-                                                       const AttemptPtr& attempt) {
+                                                       const AttemptPtr& attempt, Yield& yield) {
   Publication publication{.claim = nullptr, .id = store_.id_of(entry.key), .times = {}};
   std::unique_ptr<StoreClaim> claim;
   std::optional<std::size_t> loaded;
+  std::optional<std::string> cycle;
   bool fall_back = false;
   try {
     if (const StoreLookup found = look_up(entry, inv, publication.id); found.kind == StoreLookup::Hit) {
@@ -587,7 +610,7 @@ const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
     } else {
       claim = store_.store().claim(publication.id, ResultsStore::ClaimMode::Try);
       fall_back = !claim && options_.wait == WaitPolicy::Fallback;
-      if (!claim && !fall_back) claim = wait_for_claim(entry, inv, publication.id);
+      if (!claim && !fall_back) claim = wait_for_claim(entry, inv, attempt, publication.id, cycle, yield);
       if (claim) loaded = load_claimed(entry, inv, publication.id, *claim);
     }
   } catch (const StoreError& e) {
@@ -603,9 +626,16 @@ const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
     give_back(entry, attempt, where(entry.key) + ": another process is tuning this key");
     return launch(inv, fallback_);
   }
+  if (cycle) {  // this process's waiters on the owner go round again (no tune_begin was reported)
+    Route answer = close_cycle(entry, *cycle);
+    give_back(entry, attempt, answer.error);
+    if (answer.kind == Route::Launch) return launch(inv, *answer.launch);
+    throw TuningCycle(answer.error);
+  }
   {
     typename Sync::Lock lock(entry.mutex);
     report_tune_begin(entry, *attempt, inv);
+    entry.attempt_finished.notify_all();  // this process's waiters wait anew, on this attempt (wait_for)
   }
   publication.claim = claim.get();
   const int winner = run_attempt(entry, inv, attempt, &publication);
@@ -613,9 +643,49 @@ const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
   return launch(inv, choices_[static_cast<std::size_t>(winner)]);
 }
 
-// Another process owns the entry's attempt: wait until it publishes or dies (its claim dies with it).
+// Another process holds the entry's claim: wait until its holder is done, then try for it again;
+// unless that wait would close a cycle of waits across processes. With the store's graph
+// (SharedWaits), each wait is on one attempt and ends with it: a wait that went on when another
+// process took the claim next would, in the trace and the graphs, still be on the attempt that
+// ended, and a cycle through the new holder would go unseen. So the call waits anew, on that one.
 template <class Sync>
-std::unique_ptr<StoreClaim> BasicAutotuner<Sync>::wait_for_claim(Entry& entry, const Invocation& inv, const EntryId& id) {
+std::unique_ptr<StoreClaim> BasicAutotuner<Sync>::wait_for_claim(Entry& entry, const Invocation& inv,
+                                                                 const AttemptPtr& attempt, const EntryId& id,
+                                                                 std::optional<std::string>& cycle, Yield& yield) {
+  if (store_.waits() == nullptr) {
+    yield.release();
+    return wait_out_claim(entry, inv, id);
+  }
+  for (;;) {
+    cycle = enter_wait(entry.key, inv.stream.id(), nullptr);
+    if (cycle) return nullptr;
+    // A hold kept while waiting could close a cycle that no graph sees: this process's owner of
+    // the attempt waited on, through another process, may be waiting for the bench lock.
+    yield.release();
+    {
+      typename Sync::Lock lock(entry.mutex);
+      attempt->store_waits.set(attempt->store_waits.get() + 1);
+      entry.attempt_finished.notify_all();  // this process's waiters wait anew, as this owner does
+    }
+    std::unique_ptr<StoreClaim> claim;
+    try {
+      store_.waits()->await_waited_attempt([&] {
+        claim = store_.store().claim(id, ResultsStore::ClaimMode::Try);
+        return claim != nullptr;
+      });
+    } catch (...) {
+      report_wait_end(entry.key, inv.stream.id());
+      throw;
+    }
+    report_wait_end(entry.key, inv.stream.id());
+    if (!claim) claim = store_.store().claim(id, ResultsStore::ClaimMode::Try);
+    if (claim) return claim;
+  }
+}
+
+// With no graph across processes, one wait for the claim, however often it changes hands.
+template <class Sync>
+std::unique_ptr<StoreClaim> BasicAutotuner<Sync>::wait_out_claim(Entry& entry, const Invocation& inv, const EntryId& id) {
   report(model::EventKind::WaitBegin, entry.key, inv.stream.id());
   std::unique_ptr<StoreClaim> claim;
   try {
@@ -826,7 +896,47 @@ std::string BasicAutotuner<Sync>::where(std::string_view key) const {
 template <class Sync>
 void BasicAutotuner<Sync>::report_tune_begin(Entry& entry, Attempt<Sync>& attempt, const Invocation& inv) {
   attempt.tune_reported.set(true);
-  report(model::EventKind::TuneBegin, entry.key, inv.stream.id());
+  const auto tune_begin = [&] { report(model::EventKind::TuneBegin, entry.key, inv.stream.id()); };
+  report_through_waits([&](SharedWaits& waits) { waits.attempt_began(store_.id_of(entry.key), tune_begin); }, tune_begin);
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::report_tune_end(std::string_view key, int stream, const std::string* config,
+                                           const std::string* error) const noexcept {
+  const auto tune_end = [&] { report(model::EventKind::TuneEnd, key, stream, config, error); };
+  report_through_waits([&](SharedWaits& waits) { waits.attempt_ended(store_.id_of(key), tune_end); }, tune_end);
+}
+
+template <class Sync>
+template <class Change>
+void BasicAutotuner<Sync>::report_through_waits(const Change& change, const SharedWaits::Report& report) const noexcept {
+  SharedWaits* const waits = store_.waits();
+  if (waits == nullptr || !store_.warned_on_failure([&] { change(*waits); })) report();
+}
+
+// `in_process`: the attempt of this process waited on, for this process's graph; null for a wait
+// on another process's claim, which only the store's graph sees.
+template <class Sync>
+std::optional<std::string> BasicAutotuner<Sync>::enter_wait(std::string_view key, int stream,
+                                                            const AttemptPtr& in_process) {
+  const auto wait_begin = [&] { report(model::EventKind::WaitBegin, key, stream); };
+  std::optional<std::string> cycle;
+  if (store_.waits() != nullptr) {
+    report_through_waits([&](SharedWaits& waits) { cycle = waits.wait_unless_cycle(store_.id_of(key), wait_begin); },
+                         wait_begin);
+  } else if (wait_graph_ == nullptr || in_process == nullptr) {
+    wait_begin();
+  } else if (auto edges = wait_graph_->wait_unless_cycle(
+                 Sync::thread_id(), {in_process->owner, in_process.get(), kernel_.name(), std::string(key)}, wait_begin)) {
+    cycle = describe_cycle<Sync>(Sync::thread_id(), *edges);
+  }
+  return cycle;
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::report_wait_end(std::string_view key, int stream) const noexcept {
+  const auto wait_end = [&] { report(model::EventKind::WaitEnd, key, stream); };
+  report_through_waits([&](SharedWaits& waits) { waits.wait_ended(wait_end); }, wait_end);
 }
 
 template <class Sync>

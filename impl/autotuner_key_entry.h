@@ -35,6 +35,9 @@ struct Attempt {
   // entry's claim, so a waiter may begin to wait before it (R8, R14: such a wait waited on no
   // attempt of the trace, and a failure of this one is no reason for it to raise).
   typename Sync::template Var<bool> tune_reported{false};
+  // Each wait of the owner for another process's claim on the store: this process's waiters that
+  // began before the owner's tune_begin wait anew with it (autotuner.h, wait_for).
+  typename Sync::template Var<std::uint64_t> store_waits{0};
   // An invalidate of this process came while its owner was still at the store: a winner it then
   // loads is launched by the owner alone, not kept as the key's nor given to its waiters.
   typename Sync::template Var<bool> invalidated{false};
@@ -55,7 +58,9 @@ struct alignas(64) KeyEntry {
   typename Sync::template Atomic<const LaunchChoice*> winner{nullptr};
 
   typename Sync::Mutex mutex;
-  typename Sync::CondVar attempt_finished;  // notified when an attempt publishes or fails
+  // Notified when an attempt publishes or fails, and when an owner that was after the results
+  // store's claim begins its attempt (its waiters then wait on that attempt).
+  typename Sync::CondVar attempt_finished;
   typename Sync::template Var<KeyState> state SAFETUNE_GUARDED_BY(mutex){KeyState::Cold};
   typename Sync::template Var<std::shared_ptr<Attempt<Sync>>> attempt SAFETUNE_GUARDED_BY(mutex);
   typename Sync::template Var<std::uint64_t> attempts_begun SAFETUNE_GUARDED_BY(mutex){0};

@@ -1,6 +1,8 @@
 #include "impl/store/directory_store.h"
 
 #include "impl/posix/fd.h"
+#include "impl/posix/ofd_lock.h"
+#include "impl/posix/read_all.h"
 #include "impl/posix/write_all.h"
 #include "impl/store/hex_hash.h"
 
@@ -48,15 +50,19 @@ std::string host_name() {
   return host;
 }
 
+// DIR without a trailing slash, made with its quarantine/ and withdrawn/ folders.
+std::string made_directory(std::string directory) {
+  while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
+  make_directory(directory);
+  make_directory(directory + "/quarantine");
+  make_directory(directory + "/withdrawn");
+  return directory;
+}
+
 }  // namespace
 
 DirectoryStore::DirectoryStore(std::string directory, const std::optional<std::string>& journal)
-    : directory_(std::move(directory)), journal_(journal) {
-  while (directory_.size() > 1 && directory_.back() == '/') directory_.pop_back();
-  make_directory(directory_);
-  make_directory(directory_ + "/quarantine");
-  make_directory(directory_ + "/withdrawn");
-}
+    : directory_(made_directory(std::move(directory))), journal_(journal), waits_(directory_) {}
 
 std::string DirectoryStore::entry_name(const EntryId& id) {
   std::uint64_t hash = store_hash::kFnvOffset;
@@ -72,39 +78,25 @@ std::string DirectoryStore::where(const EntryId& id) const { return path_of(id, 
 
 std::optional<std::string> DirectoryStore::read(const EntryId& id) {
   const std::string path = where(id);
-  posix::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    fail("open", path, errno);
-  }
   std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("read", path, errno);
-    if (n == 0) return text;
-    text.append(buffer, static_cast<std::size_t>(n));
+  const char* step = nullptr;
+  if (const int error = posix::read_all(path, text, step); error == ENOENT) {
+    return std::nullopt;
+  } else if (error != 0) {
+    fail(step, path, error);
   }
+  return text;
 }
 
 int DirectoryStore::lock_byte(const EntryId& id, off_t byte, short type, bool wait) const {
   const std::string path = path_of(id, ".lock");
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) fail("open the lock file", path, errno);
-  struct flock lock {};
-  lock.l_type = type;
-  lock.l_whence = SEEK_SET;
-  lock.l_start = byte;
-  lock.l_len = 1;
-  for (;;) {
-    if (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) == 0) return fd;
-    const int error = errno;
-    if (error == EINTR) continue;
-    ::close(fd);
-    if (!wait && (error == EAGAIN || error == EACCES)) return -1;
-    fail("lock", path, error);
-  }
+  const int error = posix::ofd_lock(fd, byte, type, wait);
+  if (error == 0) return fd;
+  ::close(fd);
+  if (error == EAGAIN) return -1;
+  fail("lock", path, error);
 }
 
 namespace {

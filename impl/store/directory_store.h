@@ -8,10 +8,12 @@
 //                       attempt. The kernel drops it when its holder dies, even on SIGKILL, so a
 //                       killed owner blocks no one and no time-out guess is needed. Byte 1: the
 //                       entry's views (ResultsStore::view), a read or a write OFD lock, held for
-//                       one read, publication or withdrawal and its record only
+//                       one read, publication or withdrawal and its record only. Byte 2 + n:
+//                       held by the owner of the entry's attempt number n (directory_waits.h)
 //   .tmp.<host>.<pid>.<random>   a publication being written
 //   quarantine/<name>.<random>.json and .reason   damaged or foreign entries, kept with why
 //   withdrawn/<name>.<random>.json                entries that invalidate() withdrew
+//   waits/                 the graph of every process's waits (directory_waits.h)
 //
 // Publication: write the temp file in DIR, fsync it, link() it to <name>.json (which fails if an
 // entry is there: published once), unlink the temp name, fsync DIR. A reader sees a whole entry
@@ -24,6 +26,7 @@
 #include <optional>
 #include <string>
 
+#include "impl/store/directory_waits.h"
 #include "impl/store/durability_journal.h"
 #include "impl/store/results_store.h"
 
@@ -43,6 +46,7 @@ class DirectoryStore final : public ResultsStore {
   void withdraw(const EntryId& id) override;
   std::unique_ptr<StoreView> view(const EntryId& id, ViewMode mode) override;
   std::string where(const EntryId& id) const override;
+  SharedWaits* waits() override { return &waits_; }
 
   const std::string& directory() const { return directory_; }
   // The file name stem of an entry: a hash of (kernel, key, device).
@@ -61,6 +65,7 @@ class DirectoryStore final : public ResultsStore {
 
   std::string directory_;
   DurabilityJournal journal_;
+  DirectoryWaits waits_;  // made after the directory
 };
 
 }  // namespace safetune

@@ -15,6 +15,7 @@
 // autotuner then tunes locally, with one warning, and never launches a config it did not validate.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -45,6 +46,45 @@ class StoreView {
   virtual ~StoreView() = default;
 };
 
+// The wait-for graph of every process that shares a store (DESIGN.md, R11 across processes).
+//
+// Threads wait on keys' attempts, and attempts belong to threads, in any process: A in one process
+// owns k0 and, from a hook, calls k1, while B in another owns k1 and calls k0. Each would wait for
+// the other's claim for ever. So every wait, attempt begin and attempt end of every process that
+// shares the store is entered here, each with its report, under one lock, and a wait that would
+// close a cycle is refused (the autotuner answers it as R11 says).
+//
+// What a wait waits on is what the model reads (model/model_wait_cycle.cpp): the key's attempt in
+// flight when the wait begins, in any process, or, when none is, the first to begin there after
+// it. The edge lasts until the waiter's wait_end; an attempt's edge to its owner from its begin to
+// its end. A thread is named by its process and itself, and a process that died (SIGKILL
+// included) drops out of the graph: its attempts are over and its threads wait on nothing.
+// Each method calls `report` under the graph's lock, once the graph holds the change, so the
+// order of the reports across processes is the order of the changes. A method that throws
+// (StoreError) has changed nothing and reported nothing.
+class SharedWaits {
+ public:
+  virtual ~SharedWaits() = default;
+  using Report = std::function<void()>;
+  // The calling thread waits on the key's attempt, and `report` runs; unless following the waits
+  // from that attempt's owner leads back to the calling thread. Then nothing changes and the
+  // cycle is returned, described for an error message.
+  virtual std::optional<std::string> wait_unless_cycle(const EntryId& id, const Report& report) = 0;
+  // The calling thread's wait is over.
+  virtual void wait_ended(const Report& report) = 0;
+  // The calling thread begins an attempt on the key, or ends the one it began.
+  virtual void attempt_began(const EntryId& id, const Report& report) = 0;
+  virtual void attempt_ended(const EntryId& id, const Report& report) = 0;
+  // Blocks until the attempt that the calling thread's wait (wait_unless_cycle) waits on has
+  // ended, its owner dead included. While that attempt has not begun (the claim's holder was
+  // loading, or about to begin), `claimed` (which tries for the entry's claim) is called now and
+  // then, and a true return ends the wait at once. A blocking wait for the claim would not do: the
+  // claim may pass to another process's next attempt while the waiter sleeps, and the waiter,
+  // still waiting on the attempt that ended (in the trace and in this graph), would close a cycle
+  // through the new one unseen.
+  virtual void await_waited_attempt(const std::function<bool()>& claimed) = 0;
+};
+
 class ResultsStore {
  public:
   virtual ~ResultsStore() = default;
@@ -68,6 +108,9 @@ class ResultsStore {
   // process only).
   enum class ViewMode { Shared, Exclusive };
   virtual std::unique_ptr<StoreView> view(const EntryId& /*id*/, ViewMode /*mode*/) { return nullptr; }
+  // The graph of waits of every process on this store; null: the store keeps none (then each
+  // process detects the cycles of its own threads only).
+  virtual SharedWaits* waits() { return nullptr; }
   // How a warning names the entry (its file, for a directory store).
   virtual std::string where(const EntryId& id) const = 0;
 };

@@ -12,6 +12,7 @@ struct StoreLink::FailureWarned {
 
 StoreLink::StoreLink(const StoreOptions& options, const std::string& kernel, const ConfigSpace& space)
     : store_(options.store),
+      waits_(store_ != nullptr ? store_->waits() : nullptr),
       warn_(options.warn),
       space_(space),
       fingerprint_(fingerprint_of(kernel, space, options.device)),

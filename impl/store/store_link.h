@@ -45,6 +45,8 @@ class StoreLink {
 
   bool enabled() const { return store_ != nullptr; }
   ResultsStore& store() const { return *store_; }
+  // The store's graph of every process's waits (results_store.h), or null.
+  SharedWaits* waits() const { return waits_; }
   EntryId id_of(std::string_view key) const;
   StoreLookup lookup(const EntryId& id) const;  // StoreError from the store passes through
   // Publishes the winner and the attempt's times; false when an entry was already there.
@@ -69,6 +71,7 @@ class StoreLink {
 
  private:
   ResultsStore* const store_;
+  SharedWaits* const waits_;
   const std::function<void(const std::string&)> warn_;
   const ConfigSpace& space_;
   const Fingerprint fingerprint_;

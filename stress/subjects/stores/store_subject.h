@@ -31,6 +31,7 @@ class ForwardingStore : public ResultsStore {
   void withdraw(const EntryId& id) override { directory_.withdraw(id); }
   std::unique_ptr<StoreView> view(const EntryId& id, ViewMode mode) override { return directory_.view(id, mode); }
   std::string where(const EntryId& id) const override { return directory_.where(id); }
+  SharedWaits* waits() override { return directory_.waits(); }
 
  protected:
   DirectoryStore& directory_;

@@ -1,0 +1,179 @@
+// The directory store's graph of every process's waits (SharedWaits, impl/store/directory_waits.h),
+// across real processes: a wait that would close a cycle through another process is refused, a
+// killed process drops out of the graph, and a waiter wakes when the attempt it waits on ends,
+// even when the next attempt on its key begins at once. And the reference autotuner through it:
+// two processes whose hooks call each other's key end, one call refused, instead of hanging.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "impl/autotuner.h"
+#include "impl/posix/temp_directory.h"
+#include "impl/store/directory_store.h"
+#include "tests/impl/fake_kernel.h"
+#include "tests/store/child_process.h"
+
+namespace safetune {
+namespace {
+
+using testing::FakeKernel;
+using testing::FakeStream;
+
+const EntryId kFirst{.kernel = "add", .key = "k0", .device = "sim"};
+const EntryId kSecond{.kernel = "add", .key = "k1", .device = "sim"};
+// Long enough for a waiter that failed to block to have been seen returning.
+constexpr auto kPause = std::chrono::milliseconds(100);
+
+void sleep_a_little() { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }
+
+void wait_until(const std::atomic<int>& value, int at_least) {
+  while (value.load() < at_least) sleep_a_little();
+}
+
+const auto kNoReport = [] {};
+const auto kNeverClaimed = [] { return false; };
+
+TEST(SharedWaits, AWaitThatClosesACycleThroughAnotherProcessIsRefused) {
+  const posix::TempDirectory dir("safetune-waits");
+  std::atomic<int>* const step = testing::shared_object<std::atomic<int>>();
+  const pid_t other = testing::spawn([&] {  // owns k1, then waits on k0
+    DirectoryStore store(dir.path());
+    SharedWaits& waits = *store.waits();
+    waits.attempt_began(kSecond, kNoReport);
+    step->store(1);
+    wait_until(*step, 2);  // this process owns k0
+    int reported = 0;
+    if (waits.wait_unless_cycle(kFirst, [&] { ++reported; })) return false;  // no cycle yet
+    step->store(3);
+    waits.await_waited_attempt(kNeverClaimed);  // until k0's attempt ends
+    waits.wait_ended(kNoReport);
+    waits.attempt_ended(kSecond, kNoReport);
+    return reported == 1;
+  });
+  DirectoryStore store(dir.path());
+  SharedWaits& waits = *store.waits();
+  wait_until(*step, 1);
+  waits.attempt_began(kFirst, kNoReport);
+  step->store(2);
+  wait_until(*step, 3);
+  bool reported = false;
+  const std::optional<std::string> cycle = waits.wait_unless_cycle(kSecond, [&] { reported = true; });
+  ASSERT_TRUE(cycle.has_value());
+  EXPECT_FALSE(reported);  // a refused wait is not reported: the call does not wait
+  EXPECT_NE(cycle->find("key 'k1'"), std::string::npos) << *cycle;
+  EXPECT_NE(cycle->find("key 'k0'"), std::string::npos) << *cycle;
+  waits.attempt_ended(kFirst, kNoReport);
+  EXPECT_EQ(testing::wait_for(other), "exit 0");
+}
+
+TEST(SharedWaits, AKilledProcesssAttemptsAndWaitsLeaveTheGraph) {
+  const posix::TempDirectory dir("safetune-waits");
+  std::atomic<int>* const step = testing::shared_object<std::atomic<int>>();
+  const pid_t other = testing::spawn([&] {  // owns k0 and waits on k1 until killed
+    DirectoryStore store(dir.path());
+    SharedWaits& waits = *store.waits();
+    waits.attempt_began(kFirst, kNoReport);
+    wait_until(*step, 1);
+    (void)waits.wait_unless_cycle(kSecond, kNoReport);
+    step->store(2);
+    wait_until(*step, 3);  // never: it is killed first
+    return true;
+  });
+  DirectoryStore store(dir.path());
+  SharedWaits& waits = *store.waits();
+  waits.attempt_began(kSecond, kNoReport);
+  step->store(1);
+  wait_until(*step, 2);
+  EXPECT_TRUE(waits.wait_unless_cycle(kFirst, kNoReport).has_value());  // alive: a cycle
+  ::kill(other, SIGKILL);
+  EXPECT_EQ(testing::wait_for(other), "signal 9");
+  // Dead: its attempt on k0 is over and its wait is gone, so this wait closes nothing. It waits
+  // on the next attempt on k0, and ends as soon as the claim is this thread's.
+  EXPECT_FALSE(waits.wait_unless_cycle(kFirst, kNoReport).has_value());
+  int tries = 0;
+  waits.await_waited_attempt([&] { return ++tries == 3; });
+  EXPECT_EQ(tries, 3);
+  waits.wait_ended(kNoReport);
+  waits.attempt_ended(kSecond, kNoReport);
+}
+
+TEST(SharedWaits, AWaiterWakesWhenItsAttemptEndsThoughTheNextBeginsAtOnce) {
+  const posix::TempDirectory dir("safetune-waits");
+  std::atomic<int>* const step = testing::shared_object<std::atomic<int>>();
+  const pid_t other = testing::spawn([&] {  // attempt 1 on k0, then attempt 2 straight after
+    DirectoryStore store(dir.path());
+    SharedWaits& waits = *store.waits();
+    waits.attempt_began(kFirst, kNoReport);
+    step->store(1);
+    wait_until(*step, 2);
+    waits.attempt_ended(kFirst, kNoReport);
+    waits.attempt_began(kFirst, kNoReport);
+    wait_until(*step, 3);
+    waits.attempt_ended(kFirst, kNoReport);
+    return true;
+  });
+  DirectoryStore store(dir.path());
+  SharedWaits& waits = *store.waits();
+  wait_until(*step, 1);
+  std::atomic<bool> waits_on_attempt_1{false};
+  std::atomic<bool> woke{false};
+  std::thread waiter_wait([&] {
+    waits_on_attempt_1.store(!waits.wait_unless_cycle(kFirst, kNoReport).has_value());
+    waits.await_waited_attempt(kNeverClaimed);
+    woke.store(true);
+  });
+  std::this_thread::sleep_for(kPause);
+  EXPECT_TRUE(waits_on_attempt_1.load());
+  EXPECT_FALSE(woke.load());  // attempt 1 is in flight
+  step->store(2);
+  waiter_wait.join();  // attempt 2 holds its own byte: this wait is over
+  EXPECT_TRUE(woke.load());
+  step->store(3);
+  EXPECT_EQ(testing::wait_for(other), "exit 0");
+}
+
+// The reference, one autotuner per process on one directory store: k0's hook (in this process)
+// calls k1, and k1's hook (in the other) calls k0, once both attempts are in flight. One of the
+// two nested calls would close the cycle; it is refused (TuningCycle, a failed bench of that
+// config), and both processes tune their key and end.
+TEST(SharedWaitsAutotuner, HooksThatCallEachOthersKeyAcrossProcessesEndWithOneRefusal) {
+  const posix::TempDirectory dir("safetune-waits");
+  std::atomic<int>* const owners = testing::shared_object<std::atomic<int>>();
+  std::atomic<int>* const refused = testing::shared_object<std::atomic<int>>();
+  const DeviceIdentity device{.name = "sim", .compute_capability = "0.0", .driver = "test", .toolkit = "test"};
+  const auto tune = [&](const std::string& own, const std::string& other) {
+    FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
+    DirectoryStore store(dir.path());
+    TunerOptions options;
+    options.results = {.store = &store, .device = device, .warn = [](const std::string&) {}};
+    bool nested = false;
+    Autotuner* tuner = nullptr;
+    options.pre_bench_hook = [&](const Invocation& inv, const Config&) {
+      if (inv.key != own || std::exchange(nested, true)) return;
+      owners->fetch_add(1);
+      wait_until(*owners, 2);
+      FakeStream stream(1);
+      try {
+        (void)tuner->call({.key = other, .stream = stream});
+      } catch (const TuningCycle&) {
+        refused->fetch_add(1);
+        throw;
+      }
+    };
+    Autotuner autotuner(kernel, ConfigSpace::parse("B=0;B=1"), options);
+    tuner = &autotuner;
+    FakeStream stream(0);
+    return autotuner.call({.key = own, .stream = stream}).str();
+  };
+  const pid_t other = testing::spawn([&] { return !tune("k1", "k0").empty(); });
+  EXPECT_FALSE(tune("k0", "k1").empty());
+  EXPECT_EQ(testing::wait_for(other), "exit 0");
+  EXPECT_EQ(refused->load(), 1);
+}
+
+}  // namespace
+}  // namespace safetune
