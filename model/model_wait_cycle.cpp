@@ -114,10 +114,7 @@ void adopt_waits(State& state, const KeyId& key, std::int64_t id, const ThreadNa
   if (!state.header.white_box) return;
   for (const std::int64_t seq : state.keys.at(key).open_calls) {
     OpenCall& call = state.calls.at(seq);
-    // A wait during which its process held a winner ended on it, however late its wait_end comes
-    // (as mark_waiters_of_failure reads it).
-    const bool released = held_during_wait(state.keys.at(key).choices.front(), call);
-    if (call.wait_open_seq && call.waits_on_attempt == 0 && call.thread != owner && !released) call.waits_on_attempt = id;
+    if (call.wait_open_seq && call.waits_on_attempt == 0 && call.thread != owner) call.waits_on_attempt = id;
   }
 }
 
