@@ -205,7 +205,7 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
                          " with the winner " + printable(*winner) + ", but a load at " + seq_text(choice.loaded_seq) +
                          " since the last invalidate returned " + printable(*choice.loaded) + " as the key's published winner");
   publish_winner(choice, *winner, step.event.seq, published_seq);
-  hold_winner(choice, attempt.owner.process, *winner, step.event.seq);
+  hold_winner(choice, attempt.owner.process, *winner, step.event.seq, HeldBy::Attempt);
   choice.succeeded_since_invalidate = true;
   choice.last_success_seq = published_seq;
   choice.r3_note.clear();

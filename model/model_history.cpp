@@ -97,11 +97,15 @@ bool held_during_wait(const Choice& choice, const OpenCall& call) {
   return !held_since(choice, *call.thread.process, *call.wait_open_seq).empty();
 }
 
-void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now) {
+void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now,
+                 HeldBy by) {
   if (!process) return;
   auto [it, added] = choice.held.try_emplace(*process, winner);
   if (added || it->second == winner) return;
-  choice.history.held_until[{*process, it->second}] = now;
+  // An attempt of the process replaces what it held. A load adds to it: the load may be a call's
+  // beside the process's owner, which launches what it read and leaves the process's own winner
+  // in memory as it was (the reference's look_up_beside_owner), so both stay valid answers there.
+  choice.history.held_until[{*process, it->second}] = by == HeldBy::Load ? kStillHeld : now;
   it->second = winner;
 }
 
@@ -109,6 +113,13 @@ void drop_held_winner(Choice& choice, const std::optional<Name>& process, std::i
   if (!process) return;
   auto node = choice.held.extract(*process);
   if (!node.empty()) choice.history.held_until[{*process, node.mapped()}] = now;
+  let_go_of_held(choice, *process, now);
+}
+
+void let_go_of_held(Choice& choice, const Name& process, std::int64_t now) {
+  auto& until = choice.history.held_until;
+  for (auto it = until.lower_bound({process, std::string()}); it != until.end() && it->first.first == process; ++it)
+    if (it->second == kStillHeld) it->second = now;
 }
 
 void withdraw_winner(Choice& choice, std::int64_t now) {

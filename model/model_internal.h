@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -91,8 +92,15 @@ void withdraw_winner(Choice& choice, std::int64_t now);
 // Across processes: `process` holds `winner` in memory from `now` on (its attempt published it, or
 // it loaded it); drop_held_winner: it holds none from `now` on (its own invalidate took effect).
 // Both do nothing for a trace of one process (no process name).
-void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now);
+// A load adds to what the process holds; its own attempt's winner replaces it (hold_winner).
+enum class HeldBy { Attempt, Load };
+void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now,
+                 HeldBy by);
 void drop_held_winner(Choice& choice, const std::optional<Name>& process, std::int64_t now);
+// What a process went on holding beside a later load (held_until) is held until this.
+inline constexpr std::int64_t kStillHeld = std::numeric_limits<std::int64_t>::max();
+// The process holds none of those from `now` on (its own invalidate, or its exit).
+void let_go_of_held(Choice& choice, const Name& process, std::int64_t now);
 // Across processes: `call`'s process held a winner at some moment of its open wait (R8, R14: the
 // wait may have ended on it, whenever its wait_end is recorded, rather than on another process's
 // attempt). False with no open wait.

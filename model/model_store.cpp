@@ -55,7 +55,7 @@ bool read_before_it_was_withdrawn(const Choice& choice, const OpenCall& call, co
 void load_in_choice(StepContext& step, const OpenCall& call, const std::string& config) {
   const Event& e = step.event;
   Choice& choice = *step.choice;
-  if (read_before_it_was_withdrawn(choice, call, config)) return hold_winner(choice, e.process, config, e.seq);
+  if (read_before_it_was_withdrawn(choice, call, config)) return hold_winner(choice, e.process, config, e.seq, HeldBy::Load);
   auto head = [&] { return thread_text(thread_of(e)) + " loaded " + printable(config) + " for " + call.key.show() + " at " + seq_text(e.seq); };
   const bool store_lost_it = choice.entry_rejected;
   if (!store_lost_it && choice.winner && *choice.winner != config && !undecided_owner(*choice.winner))
@@ -75,7 +75,7 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
   choice.entry_rejected = false;             // the store holds a valid entry again
   choice.entry_withdrawn = false;
   choice.abandoned_since_rejection = false;
-  hold_winner(choice, e.process, config, e.seq);  // a load that breaks R12 is no valid answer
+  hold_winner(choice, e.process, config, e.seq, HeldBy::Load);  // a load that breaks R12 is no valid answer
   if (choice.winner && !store_lost_it) return;
   publish_winner(choice, config, e.seq, e.seq);  // an entry from before the trace, or since the loss
   choice.last_success_seq = e.seq;
@@ -183,6 +183,8 @@ void on_exit(StepContext& step) {
   if (!process) return;
   for (auto& [key, choices] : state.keys)  // its calls are gone: no window sees what it held
     for (Choice& choice : choices.choices) choice.held.erase(*process);
+  for (auto& [key, choices] : state.keys)
+    for (Choice& choice : choices.choices) let_go_of_held(choice, *process, step.event.seq);
 }
 
 void judge_rejected_launch(StepContext& step, const OpenCall& call) {
