@@ -36,6 +36,7 @@ struct TraceStats {
   std::int64_t loads = 0;                // load events that returned a winner (store hits)
   std::int64_t rejected_loads = 0;       // load events that rejected an entry (damaged, foreign)
   std::int64_t abandoned_attempts = 0;   // attempts in flight when their process exited
+  std::int64_t lost_leases = 0;          // lease_lost events: attempts over, fenced off the store
   bool operator==(const TraceStats&) const = default;
 };
 

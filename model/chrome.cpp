@@ -117,7 +117,8 @@ class ChromeWriter::Builder {
       case EventKind::TuneBegin: open(row, FrameKind::Attempt, "attempt " + key_label(event), "attempt", ts, event); break;
       case EventKind::WaitBegin: open(row, FrameKind::Wait, "wait " + key_label(event), "wait", ts, event); break;
       case EventKind::CallEnd: close(row, FrameKind::Call, ts, event); break;
-      case EventKind::TuneEnd: close(row, FrameKind::Attempt, ts, event); break;
+      case EventKind::TuneEnd:
+      case EventKind::LeaseLost: close(row, FrameKind::Attempt, ts, event); break;
       case EventKind::WaitEnd: close(row, FrameKind::Wait, ts, event); break;
       case EventKind::Bench: add_bench(row, ts, event); break;
       case EventKind::Launch:
@@ -166,6 +167,7 @@ class ChromeWriter::Builder {
     frame.args["end_seq"] = event.seq;
     if (event.config) frame.args["result"] = *event.config;
     if (event.error) frame.args["error"] = *event.error;
+    if (event.kind == EventKind::LeaseLost) frame.args["result"] = "lease lost";
     mark(frame.args, event.seq);
     emit_slice(row, std::move(frame), ts);
   }

@@ -10,7 +10,7 @@ namespace safetune::model {
 namespace {
 
 // Indexed by the kind's value; the order must follow enum EventKind.
-constexpr std::array<std::pair<EventKind, std::string_view>, 13> kNames{{
+constexpr std::array<std::pair<EventKind, std::string_view>, 14> kNames{{
     {EventKind::CallBegin, "call_begin"},
     {EventKind::CallEnd, "call_end"},
     {EventKind::TuneBegin, "tune_begin"},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<EventKind, std::string_view>, 13> kNames{{
     {EventKind::LaunchFailed, "launch_failed"},
     {EventKind::Load, "load"},
     {EventKind::Exit, "exit"},
+    {EventKind::LeaseLost, "lease_lost"},
 }};
 
 }  // namespace

@@ -56,6 +56,8 @@ enum class EventKind : std::uint8_t {
   Load,          // the call read the key's entry from the store: a valid winner `config`, or an entry
                  // rejected with `error` (a miss; `config` then names the rejected winner, if known)
   Exit,          // the process ended, or was killed, here (no kernel or key)
+  LeaseLost,     // the owner's attempt lost its lease to the store: it is over, and must not publish
+                 // (white-box)
 };
 
 // The trace spelling of each kind ("call_begin", ...).

@@ -344,6 +344,7 @@ void dispatch(StepContext& step) {
     case EventKind::InvalidateBegin: return on_invalidate_begin(step);
     case EventKind::Load: return on_load(step);
     case EventKind::Exit: return on_exit(step);
+    case EventKind::LeaseLost: return on_lease_lost(step);
   }
 }
 
@@ -379,7 +380,10 @@ std::vector<Violation> finish(State state) {
     finish_choices(state, found, [](State&, Choice&) {});
     return found;
   }
-  finish_choices(state, found, settle_all_pending);
+  finish_choices(state, found, [](State& settled, Choice& choice) {
+    settle_all_pending(settled, choice);
+    judge_overlaps_at_end(choice);
+  });
   for (const auto& [seq, call] : state.calls) {
     const KeyChoices& key = state.keys.at(call.key);
     report_with_state(found, Rule::R7, {seq},

@@ -73,12 +73,23 @@ struct AttemptBenches {
   bool operator==(const AttemptBenches&) const = default;
 };
 
-// One tuning attempt in flight, in one choice. White-box: from tune_begin to tune_end.
-// Black-box: from the point chosen for its begin to the point chosen for its end.
+// An attempt of another process that began while this one was in flight (white-box): R2, unless
+// this one turns out to have lost its lease before (model_lease.cpp). Judged when this one ends.
+struct Overlap {
+  std::int64_t begin_seq = 0;  // the later attempt's tune_begin
+  std::string message{};       // R2's message, as it would have been given at that tune_begin
+  std::string state_before{};  // and the state just before it
+  bool counted = false;        // counted as a duplicate tuning already (R3 at the same tune_begin)
+  bool operator==(const Overlap&) const = default;
+};
+
+// One tuning attempt in flight, in one choice. White-box: from tune_begin to tune_end (or its
+// lease_lost). Black-box: from the point chosen for its begin to the point chosen for its end.
 struct Attempt {
   std::int64_t id = 0;  // as AttemptBenches; 0 while a black-box attempt has not benched yet
   ThreadName owner{};
   std::int64_t owner_call = 0;  // the begin seq of the owning call
+  std::vector<Overlap> overlapped_by{};
   bool operator==(const Attempt&) const = default;
 };
 
@@ -103,6 +114,9 @@ struct OpenCall {
                                                    // with that load's seq
   std::int64_t last_seq = 0;  // its thread's latest event while this call is its innermost one
                               // (a nested call's call_end included): a load read the store after it
+  std::int64_t lease_lost_attempt = 0;  // white-box: its attempt that lost its lease (id), until
+                                        // it begins another: a tune_end of it must not publish (R12)
+  std::int64_t lease_lost_seq = 0;      // ... and that lease_lost's seq
   bool operator==(const OpenCall&) const = default;
 };
 

@@ -149,14 +149,13 @@ void judge_early_owner_launch(StepContext& step, const OpenCall& call, const Att
                      head() + ", but its attempt failed at " + seq_text(step.event.seq));
 }
 
-// White-box: the attempt that the event's thread owns on the key in this choice, the latest first.
+}  // namespace
+
 Attempt* attempt_of_thread(Choice& choice, const ThreadName& thread) {
   for (auto it = choice.in_flight.rbegin(); it != choice.in_flight.rend(); ++it)
     if (it->owner == thread) return &*it;
   return nullptr;
 }
-
-}  // namespace
 
 Attempt* attempt_owned_by(Choice& choice, std::int64_t owner_call) {
   for (Attempt& attempt : choice.in_flight)
@@ -170,17 +169,26 @@ void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id) {
   const bool overlaps = !choice.in_flight.empty();
   const bool repeats = choice.succeeded_since_invalidate;
   auto when = [&] { return id != 0 ? "at " + seq_text(e.seq) : "before " + seq_text(e.seq); };
+  bool deferred = false;
   if (overlaps) {
-    const Attempt& other = choice.in_flight.back();
-    report_in_choice(step, Rule::R2, {other.id != 0 ? other.id : other.owner_call, e.seq},
-                     thread_text(call.thread) + " began an attempt on " + call.key.show() + " " + when() + " while " +
-                         thread_text(other.owner) + "'s attempt (" + seq_text(other.id) + ") was in flight");
+    Attempt& other = choice.in_flight.back();
+    const std::string message = thread_text(call.thread) + " began an attempt on " + call.key.show() + " " + when() +
+                                " while " + thread_text(other.owner) + "'s attempt (" + seq_text(other.id) + ") was in flight";
+    deferred = may_yet_lose_its_lease(step.state, other, call.thread);
+    if (deferred) {
+      other.overlapped_by.push_back(Overlap{.begin_seq = e.seq,
+                                            .message = message,
+                                            .state_before = describe(step.state, call.key, call.thread, &choice),
+                                            .counted = repeats});
+    } else {
+      report_in_choice(step, Rule::R2, {other.id != 0 ? other.id : other.owner_call, e.seq}, message);
+    }
   }
   if (repeats) report_in_choice(step, Rule::R3, {choice.last_success_seq, e.seq},
                                 thread_text(call.thread) + " began a new attempt on " + call.key.show() + " " + when() +
                                     " although an attempt succeeded at " + seq_text(choice.last_success_seq) +
                                     " with no invalidate since" + choice.r3_note);
-  if (overlaps || repeats) ++choice.duplicate_tunings;
+  if ((overlaps && !deferred) || repeats) ++choice.duplicate_tunings;
   choice.in_flight.push_back(Attempt{.id = id, .owner = call.thread, .owner_call = call.begin_seq});
   CallView& view = choice.views[call.begin_seq];
   view.owned = Ownership::InFlight;
@@ -195,6 +203,7 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
                          [&](const Attempt& a) { return a.owner_call == call.begin_seq; });
   const Attempt attempt = *it;
   choice.in_flight.erase(it);
+  judge_overlaps(step, attempt, "ended");
   CallView& view = choice.views[call.begin_seq];
   view.owned = winner ? Ownership::Succeeded : Ownership::Failed;
   view.owned_winner = winner;
@@ -222,6 +231,7 @@ void on_tune_begin(StepContext& step) {
   OpenCall* call = require_call(step);
   if (!call) return;
   ++step.state.stats.attempts;
+  call->lease_lost_attempt = 0;  // a tune_end from now on is the new attempt's
   step.state.benches.emplace(step.event.seq, AttemptBenches{});
   for_each_choice(step, [call](StepContext& in) { begin_attempt(in, *call, in.event.seq); });
   adopt_waits(step.state, call->key, step.event.seq, call->thread);
@@ -283,6 +293,7 @@ void on_tune_end(StepContext& step) {
   const Event& e = step.event;
   OpenCall* call = require_call(step);
   if (!call) return;
+  if (call->lease_lost_attempt != 0) return on_tune_end_after_lease_lost(step, *call);
   for_each_choice(step, [&](StepContext& in) {
     const Attempt* open = attempt_of_thread(*in.choice, thread_of(e));
     if (!open)

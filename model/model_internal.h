@@ -129,6 +129,21 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
 void judge_benches(StepContext& step, std::int64_t attempt_id, const KeyId& key,
                    const std::optional<std::string>& winner);
 Attempt* attempt_owned_by(Choice& choice, std::int64_t owner_call);
+// White-box: the attempt that `thread` owns on the key in `choice`, the latest first; null if none.
+Attempt* attempt_of_thread(Choice& choice, const ThreadName& thread);
+
+// --- leases: lease_lost, and the R2 overlaps it excuses (model_lease.cpp) ---
+void on_lease_lost(StepContext& step);
+// A tune_end of `call`'s attempt that lost its lease: R12 when it publishes.
+void on_tune_end_after_lease_lost(StepContext& step, OpenCall& call);
+// White-box: an attempt of `newcomer`'s process beginning over `in_flight`, of another process,
+// is R2 only if `in_flight` ends otherwise than by losing its lease (Attempt::overlapped_by).
+bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const ThreadName& newcomer);
+// In the choice being advanced: `ended` ended (`how`: "ended", "was abandoned") still holding its
+// lease, so each attempt that began over it broke R2.
+void judge_overlaps(StepContext& step, const Attempt& ended, std::string_view how);
+// End of trace: the same for the attempts still in flight.
+void judge_overlaps_at_end(Choice& choice);
 
 // --- launches: R5, R6, R8, R9 (model_launch.cpp) ---
 void on_launch(StepContext& step);

@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, kSlots> kNames{"seq",   "thread",  "event
 
 bool is_white_box_only(EventKind kind) {
   return kind == EventKind::TuneBegin || kind == EventKind::TuneEnd || kind == EventKind::WaitBegin ||
-         kind == EventKind::WaitEnd;
+         kind == EventKind::WaitEnd || kind == EventKind::LeaseLost;
 }
 
 const Value& require(const Fields<kSlots>& fields, Slot slot) {

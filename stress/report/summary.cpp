@@ -29,7 +29,8 @@ nlohmann::json stats_json(const model::TraceStats& stats) {
           {"hung_calls", stats.hung_calls},
           {"loads", stats.loads},
           {"rejected_loads", stats.rejected_loads},
-          {"abandoned_attempts", stats.abandoned_attempts}};
+          {"abandoned_attempts", stats.abandoned_attempts},
+          {"lost_leases", stats.lost_leases}};
 }
 
 nlohmann::json violation_counts_json(const model::CheckResult& result) {
@@ -122,6 +123,7 @@ void accumulate(model::TraceStats& total, const model::TraceStats& more) {
   total.loads += more.loads;
   total.rejected_loads += more.rejected_loads;
   total.abandoned_attempts += more.abandoned_attempts;
+  total.lost_leases += more.lost_leases;
 }
 
 }  // namespace safetune::stress

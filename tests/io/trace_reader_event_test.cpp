@@ -215,7 +215,7 @@ TEST(ReadEvent, StreamIsAnIntegerOrAString) {
 }
 
 TEST(ReadEvent, WhiteBoxEventsNeedAWhiteBoxHeader) {
-  for (const char* kind : {"tune_begin", "wait_begin", "wait_end"}) {
+  for (const char* kind : {"tune_begin", "wait_begin", "wait_end", "lease_lost"}) {
     expect_error(event_line(1, kind), 1, "\"event\"", kind, "white-box");
     EXPECT_EQ(expect_trace(kWhiteBoxHeader + event_line(1, kind)).events.size(), 1u);
   }
