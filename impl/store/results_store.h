@@ -27,6 +27,13 @@ struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// From publish() or quarantine() of a store that grants claims by lease (Redis): the lease ran out
+// and another process may hold the entry now, so nothing was written (fencing). The attempt is
+// over (the model's `lease_lost`); its call may wait for, or load, whoever took over.
+struct LeaseLost : StoreError {
+  using StoreError::StoreError;
+};
+
 // Which entry: one per (kernel, key, device).
 struct EntryId {
   std::string kernel;

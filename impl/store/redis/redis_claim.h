@@ -1,0 +1,43 @@
+// A held claim of the Redis store: the entry's lease with its fencing token, kept alive by a
+// heartbeat thread until the claim is destroyed, which gives the lease back.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "impl/store/results_store.h"
+
+namespace safetune {
+
+class RedisStore;
+
+class RedisClaim final : public StoreClaim {
+ public:
+  RedisClaim(RedisStore& store, const EntryId& id, std::string token);
+  ~RedisClaim() override;
+  RedisClaim(const RedisClaim&) = delete;
+  RedisClaim& operator=(const RedisClaim&) = delete;
+
+  const std::string& token() const { return token_; }
+  // The heartbeat found the lease taken, or could not renew it for a whole lease: the store
+  // refuses this claim's writes anyway (its scripts check the token); this only says so sooner.
+  bool lost() const { return lost_.load(std::memory_order_acquire); }
+
+ private:
+  void heartbeat();
+
+  RedisStore& store_;
+  const std::string lease_key_;
+  const std::string channel_;
+  const std::string token_;
+  std::atomic<bool> lost_{false};
+  std::mutex mutex_;
+  std::condition_variable stop_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: started once the rest is made
+};
+
+}  // namespace safetune
