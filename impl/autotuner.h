@@ -182,7 +182,8 @@ class BasicAutotuner {
 
   // The in-process owner of a cold key, with a results store: a hit, a wait for another process's
   // attempt, or an attempt of its own under the entry's claim.
-  const Config& call_through_store(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, Yield& yield);
+  // Null when its attempt lost its lease before it published: the call then goes round again.
+  const Config* call_through_store(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, Yield& yield);
   // Null, with `cycle` set, when waiting would close a cycle of waits across processes.
   // Its holds on the bench lock are given up (`yield`) while it waits, as wait_for's are.
   std::unique_ptr<StoreClaim> wait_for_claim(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
@@ -207,15 +208,21 @@ class BasicAutotuner {
   // that text cannot be built).
   std::string store_step_failure(std::string_view key) const noexcept;
 
+  // The winner's index; kLeaseLost when the store fenced the publication off (lose_lease).
   int run_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
                   Publication* publication = nullptr);
+  static constexpr int kLeaseLost = -2;
   std::optional<double> bench_one(const Invocation& inv, const Config& config,
                                   std::string& failures);
   double measure(const Invocation& inv, const Config& config);
-  // Publishes the winner, or fails the attempt with `error` (moved in: no allocation).
-  void finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
+  // Publishes the winner, or fails the attempt with `error` (moved in: no allocation). False when
+  // the store fenced the publication off: the attempt lost its lease (lose_lease).
+  bool finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
                       std::string error, const Publication* publication = nullptr) SAFETUNE_EXCLUDES(entry.mutex);
-  void publish_to_store(const Publication& publication, int winner) const noexcept;
+  enum class Shared : std::uint8_t { Published, Locally, LeaseLost };
+  Shared publish_to_store(const Publication& publication, int winner) const noexcept;
+  // Under the key lock: the attempt ends as lease_lost, with no result, and the key is Cold.
+  void lose_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) SAFETUNE_REQUIRES(entry.mutex);
   void withdraw_from_store(std::string_view key) const noexcept;
   // invalidate(), under the entry's exclusive view when there is a store.
   void invalidate_here(std::string_view key);
@@ -342,28 +349,32 @@ const Config& BasicAutotuner<Sync>::call_untuned(Entry& entry, const Invocation&
   // Declared before the key lock, so a waiter takes its bench-lock holds back only after the
   // key lock is released (bench_lock.h explains the deadlock this avoids).
   Yield yield(options_.bench_lock);
-  Route next;
-  for (bool may_look_up = store_.enabled();; may_look_up = false) {
-    {
-      typename Sync::Lock lock(entry.mutex);
-      next = route(entry, inv, lock, yield, may_look_up);
+  for (;;) {  // round again only after this call's own attempt lost its lease
+    Route next;
+    for (bool may_look_up = store_.enabled();; may_look_up = false) {
+      {
+        typename Sync::Lock lock(entry.mutex);
+        next = route(entry, inv, lock, yield, may_look_up);
+      }
+      if (next.kind == Route::Again) continue;
+      if (next.kind != Route::LookUp) break;
+      if (auto winner = look_up_beside_owner(entry, inv)) return launch(inv, choices_[*winner]);
     }
-    if (next.kind == Route::Again) continue;
-    if (next.kind != Route::LookUp) break;
-    if (auto winner = look_up_beside_owner(entry, inv)) return launch(inv, choices_[*winner]);
+    switch (next.kind) {
+      case Route::Launch: return launch(inv, *next.launch);
+      case Route::Fail: throw TuningFailed(next.error);
+      case Route::Reentrant: throw ReentrantTuning(next.error);
+      case Route::Cycle: throw TuningCycle(next.error);
+      case Route::Own: break;
+      case Route::LookUp:  // neither is left by the loop above
+      case Route::Again: break;
+    }
+    if (!store_.enabled()) {
+      const int winner = run_attempt(entry, inv, next.attempt);
+      return launch(inv, choices_[static_cast<std::size_t>(winner)]);
+    }
+    if (const Config* launched = call_through_store(entry, inv, next.attempt, yield)) return *launched;
   }
-  switch (next.kind) {
-    case Route::Launch: return launch(inv, *next.launch);
-    case Route::Fail: throw TuningFailed(next.error);
-    case Route::Reentrant: throw ReentrantTuning(next.error);
-    case Route::Cycle: throw TuningCycle(next.error);
-    case Route::Own: break;
-    case Route::LookUp:  // neither is left by the loop above
-    case Route::Again: break;
-  }
-  if (store_.enabled()) return call_through_store(entry, inv, next.attempt, yield);
-  const int winner = run_attempt(entry, inv, next.attempt);
-  return launch(inv, choices_[static_cast<std::size_t>(winner)]);
 }
 
 template <class Sync>
@@ -449,7 +460,8 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
   // claim) waited, in the trace, on no attempt of this process yet. Another process's success may
   // fall between, and the model then reads the wait as one on that success: raising this failure
   // would be R14. So the call goes round again, and tunes or waits anew.
-  if (winner < 0 && !waits_on_its_trace) return {.kind = Route::Again};
+  // A lease lost is no failure either: the key is Cold, and the call tunes, waits or loads anew.
+  if (winner < 0 && (!waits_on_its_trace || attempt->lease_lost.get())) return {.kind = Route::Again};
   if (winner < 0) return {.kind = Route::Fail, .error = attempt->error.get()};
   return {.kind = Route::Launch, .launch = &choices_[static_cast<std::size_t>(winner)]};
 }
@@ -482,7 +494,7 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
     abort_attempt(entry, inv, attempt, next, "unknown exception");
     throw;
   }
-  finish_attempt(entry, inv, attempt, best, std::move(error), publication);
+  if (!finish_attempt(entry, inv, attempt, best, std::move(error), publication)) return kLeaseLost;
   // The owner reads back its own write: the attempt is finished, so a failure to copy the
   // message here (out of memory) leaves no key in Tuning.
   if (best < 0) throw TuningFailed(attempt->error.get());
@@ -555,7 +567,7 @@ double BasicAutotuner<Sync>::measure(const Invocation& inv, const Config& config
 }
 
 template <class Sync>
-void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
+bool BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
                                           const AttemptPtr& attempt, int winner,
                                           std::string error, const Publication* publication) {
   const bool publishes = winner >= 0 && publication != nullptr && publication->claim != nullptr;
@@ -569,7 +581,10 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
     // Before tune_end: a call that begins after the event, in any process, finds the entry (R10).
     // A load elsewhere may then be recorded before this tune_end, which the model reads as a
     // load of the winner that this attempt publishes.
-    if (publishes) publish_to_store(*publication, winner);
+    if (publishes && publish_to_store(*publication, winner) == Shared::LeaseLost) {
+      lose_lease(entry, inv, attempt);
+      return false;
+    }
     report_tune_end(entry.key, inv.stream.id(), &config.str(), nullptr);
     // release: a lock-free reader that sees the winner also sees tune_end reported before it.
     entry.winner.store(&choices_[static_cast<std::size_t>(winner)], std::memory_order_release);
@@ -585,6 +600,23 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
   if (attempt->waited_on.get() && wait_graph_ != nullptr) wait_graph_->attempt_finished(attempt.get());
   entry.attempt.set(nullptr);
   entry.attempt_finished.notify_all();
+  return true;
+}
+
+// The store fenced the publication off: another process took the entry's claim after this
+// owner's lease ran out, and may publish its own winner. The attempt is over, neither a success
+// nor a failure (the model's lease_lost), and nothing of it is kept: the owner's call and its
+// waiters go round again, and wait for, or load, whoever took over.
+template <class Sync>
+void BasicAutotuner<Sync>::lose_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) {
+  const auto lease_lost = [&] { report(model::EventKind::LeaseLost, entry.key, inv.stream.id()); };
+  report_through_waits([&](SharedWaits& waits) { waits.attempt_ended(store_.id_of(entry.key), lease_lost); }, lease_lost);
+  entry.state.set(KeyState::Cold);
+  attempt->lease_lost.set(true);
+  attempt->done.set(true);  // winner -1, but no failure: waiters go round again (wait_for)
+  if (attempt->waited_on.get() && wait_graph_ != nullptr) wait_graph_->attempt_finished(attempt.get());
+  entry.attempt.set(nullptr);
+  entry.attempt_finished.notify_all();
 }
 
 // The cross-process path of a cold key's in-process owner (DESIGN.md, "Across processes"):
@@ -597,7 +629,7 @@ void BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
 // A store that fails (StoreError) is warned of once, and the key is tuned locally: no call hangs
 // on it and no unvalidated config is launched.
 template <class Sync>
-const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invocation& inv,
+const Config* BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invocation& inv,
                                                        const AttemptPtr& attempt, Yield& yield) {
   Publication publication{.claim = nullptr, .id = store_.id_of(entry.key), .times = {}};
   std::unique_ptr<StoreClaim> claim;
@@ -621,15 +653,15 @@ const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
     throw;
   }
   // The launches come after: a failed launch ends the call, and the key's attempt is over by then.
-  if (loaded) return settle_loaded(entry, inv, attempt, *loaded);
+  if (loaded) return &settle_loaded(entry, inv, attempt, *loaded);
   if (fall_back) {
     give_back(entry, attempt, where(entry.key) + ": another process is tuning this key");
-    return launch(inv, fallback_);
+    return &launch(inv, fallback_);
   }
   if (cycle) {  // this process's waiters on the owner go round again (no tune_begin was reported)
     Route answer = close_cycle(entry, *cycle);
     give_back(entry, attempt, answer.error);
-    if (answer.kind == Route::Launch) return launch(inv, *answer.launch);
+    if (answer.kind == Route::Launch) return &launch(inv, *answer.launch);
     throw TuningCycle(answer.error);
   }
   {
@@ -639,8 +671,9 @@ const Config& BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
   }
   publication.claim = claim.get();
   const int winner = run_attempt(entry, inv, attempt, &publication);
-  claim.reset();  // published (or failed): the next process may look
-  return launch(inv, choices_[static_cast<std::size_t>(winner)]);
+  claim.reset();  // published (or failed, or fenced off): the next process may look
+  if (winner == kLeaseLost) return nullptr;
+  return &launch(inv, choices_[static_cast<std::size_t>(winner)]);
 }
 
 // Another process holds the entry's claim: wait until its holder is done, then try for it again;
@@ -793,10 +826,17 @@ std::string BasicAutotuner<Sync>::store_step_failure(std::string_view key) const
 // Under the key lock, just before tune_end: the winner goes to the store once. A failing store is
 // warned of; the winner stays published in this process (the documented tune-locally policy).
 template <class Sync>
-void BasicAutotuner<Sync>::publish_to_store(const Publication& publication, int winner) const noexcept {
-  store_.warned_on_failure([&] {
-    (void)store_.publish(*publication.claim, publication.id, static_cast<std::size_t>(winner), publication.times);
+typename BasicAutotuner<Sync>::Shared BasicAutotuner<Sync>::publish_to_store(const Publication& publication,
+                                                                              int winner) const noexcept {
+  Shared shared = Shared::Published;
+  const bool stored = store_.warned_on_failure([&] {
+    try {
+      (void)store_.publish(*publication.claim, publication.id, static_cast<std::size_t>(winner), publication.times);
+    } catch (const LeaseLost&) {  // no failure of the store: no warning, and nothing kept here
+      shared = Shared::LeaseLost;
+    }
   });
+  return stored ? shared : Shared::Locally;
 }
 
 // With a store, an invalidate holds the entry's exclusive view (ResultsStore::view) from before

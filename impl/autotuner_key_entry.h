@@ -41,6 +41,9 @@ struct Attempt {
   // An invalidate of this process came while its owner was still at the store: a winner it then
   // loads is launched by the owner alone, not kept as the key's nor given to its waiters.
   typename Sync::template Var<bool> invalidated{false};
+  // Its owner's lease ran out before it published (a store that grants claims by lease): it ended
+  // with no result and no failure, and its waiters go round again, as its owner does.
+  typename Sync::template Var<bool> lease_lost{false};
 };
 
 // Aligned to a cache line, so that what a tuned call reads (key, next, winner: the first 48

@@ -1,0 +1,98 @@
+// The reference autotuner on the Redis store: an owner whose lease another process took before it
+// published is fenced off. Its attempt ends as lease_lost, and its call loads the winner of the
+// process that took over; the two processes' traces, merged, satisfy the model (label: redis).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "impl/autotuner.h"
+#include "impl/posix/temp_directory.h"
+#include "impl/store/redis/redis_store.h"
+#include "impl/trace/trace_recorder.h"
+#include "model/checker.h"
+#include "model/trace_merge.h"
+#include "model/trace_writer.h"
+#include "tests/common/checked_trace.h"
+#include "tests/impl/fake_kernel.h"
+#include "tests/store/redis_server.h"
+
+namespace safetune {
+namespace {
+
+using testing::FakeKernel;
+using testing::FakeStream;
+
+const DeviceIdentity kDevice{.name = "sim", .compute_capability = "0.0", .driver = "test", .toolkit = "test"};
+
+// One process of the test: its kernel, store, recorder (named as the process) and autotuner.
+struct Process {
+  Process(const testing::RedisServer& server, int number, std::chrono::steady_clock::time_point origin)
+      : kernel({{"B=0", 5}, {"B=1", 1}}), store(server.parsed()), recorder(header()) {
+    recorder.as_process(model::Name::integer(number), origin);
+    options.observer = &recorder;
+    options.results = {.store = &store, .device = kDevice, .warn = {}};
+  }
+  model::Header header() const {
+    model::Header header;
+    header.present = true;
+    header.white_box = true;
+    header.configs["add"] = {"B=0", "B=1"};
+    return header;
+  }
+  std::optional<Config> call(Autotuner& tuner) {
+    TraceRecorder::bind_thread(0);
+    FakeStream stream(0);
+    return testing::recorded_call(tuner, recorder, kernel.name(), "k", stream);
+  }
+  void write(const std::string& path) {
+    std::ofstream out(path);
+    model::write_trace(out, recorder.take());
+  }
+
+  FakeKernel kernel;
+  RedisStore store;
+  TraceRecorder recorder;
+  TunerOptions options;
+};
+
+TEST(AutotunerRedis, AnOwnerWhoseLeaseWasTakenIsFencedOffAndLoadsTheNewWinner) {
+  const testing::RedisServer server;
+  const posix::TempDirectory traces("safetune-redis-traces");
+  const auto origin = std::chrono::steady_clock::now();
+  Process owner(server, 1, origin), thief(server, 2, origin);
+  Autotuner thief_tuner(thief.kernel, ConfigSpace::parse("B=0;B=1"), thief.options);
+  std::optional<Config> thief_launched;
+  int owner_benches = 0;
+  owner.kernel.inside_benchmark = [&](const Invocation&, const Config&) {
+    if (owner_benches++ != 0) return;
+    // As if the owner had stalled past its lease: the lease goes, and another process tunes.
+    thief.store.run({"DEL", thief.store.key("lease", EntryId{.kernel = "add", .key = "k", .device = "sim"})});
+    std::thread other([&] { thief_launched = thief.call(thief_tuner); });
+    other.join();
+  };
+  Autotuner owner_tuner(owner.kernel, ConfigSpace::parse("B=0;B=1"), owner.options);
+  const std::optional<Config> owner_launched = owner.call(owner_tuner);
+
+  EXPECT_EQ(thief_launched, Config::parse("B=1"));
+  EXPECT_EQ(owner_launched, Config::parse("B=1"));  // loaded after its lease was lost
+  EXPECT_EQ(owner_benches, 2) << "the fenced owner tuned again";
+  EXPECT_EQ(owner_tuner.tuned_config("k"), Config::parse("B=1"));
+  owner.write(traces.path() + "/trace.1.jsonl");
+  thief.write(traces.path() + "/trace.2.jsonl");
+  auto merged = model::read_merged_files({traces.path() + "/trace.1.jsonl", traces.path() + "/trace.2.jsonl"});
+  ASSERT_TRUE(std::holds_alternative<model::Trace>(merged));
+  const model::CheckResult result = model::check(std::get<model::Trace>(merged));
+  EXPECT_TRUE(result.ok()) << testing::violation_text(result);
+  EXPECT_EQ(result.stats.lost_leases, 1);
+  EXPECT_EQ(result.stats.successful_tunings, 1);
+  EXPECT_EQ(result.stats.loads, 1);
+  EXPECT_EQ(result.stats.duplicate_tunings, 0);
+}
+
+}  // namespace
+}  // namespace safetune
