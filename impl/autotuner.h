@@ -219,8 +219,8 @@ class BasicAutotuner {
   // the store fenced the publication off: the attempt lost its lease (lose_lease).
   bool finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
                       std::string error, const Publication* publication = nullptr) SAFETUNE_EXCLUDES(entry.mutex);
-  enum class Shared : std::uint8_t { Published, Locally, LeaseLost };
-  Shared publish_to_store(const Publication& publication, int winner) const noexcept;
+  // False when the store fenced the publication off (LeaseLost); a failing store is warned of.
+  bool publish_to_store(const Publication& publication, int winner) const noexcept;
   // Under the key lock: the attempt ends as lease_lost, with no result, and the key is Cold.
   void lose_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) SAFETUNE_REQUIRES(entry.mutex);
   void withdraw_from_store(std::string_view key) const noexcept;
@@ -581,7 +581,7 @@ bool BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
     // Before tune_end: a call that begins after the event, in any process, finds the entry (R10).
     // A load elsewhere may then be recorded before this tune_end, which the model reads as a
     // load of the winner that this attempt publishes.
-    if (publishes && publish_to_store(*publication, winner) == Shared::LeaseLost) {
+    if (publishes && !publish_to_store(*publication, winner)) {
       lose_lease(entry, inv, attempt);
       return false;
     }
@@ -826,17 +826,16 @@ std::string BasicAutotuner<Sync>::store_step_failure(std::string_view key) const
 // Under the key lock, just before tune_end: the winner goes to the store once. A failing store is
 // warned of; the winner stays published in this process (the documented tune-locally policy).
 template <class Sync>
-typename BasicAutotuner<Sync>::Shared BasicAutotuner<Sync>::publish_to_store(const Publication& publication,
-                                                                              int winner) const noexcept {
-  Shared shared = Shared::Published;
-  const bool stored = store_.warned_on_failure([&] {
+bool BasicAutotuner<Sync>::publish_to_store(const Publication& publication, int winner) const noexcept {
+  bool fenced = false;
+  store_.warned_on_failure([&] {
     try {
       (void)store_.publish(*publication.claim, publication.id, static_cast<std::size_t>(winner), publication.times);
     } catch (const LeaseLost&) {  // no failure of the store: no warning, and nothing kept here
-      shared = Shared::LeaseLost;
+      fenced = true;
     }
   });
-  return stored ? shared : Shared::Locally;
+  return !fenced;
 }
 
 // With a store, an invalidate holds the entry's exclusive view (ResultsStore::view) from before

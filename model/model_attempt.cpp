@@ -232,6 +232,7 @@ void on_tune_begin(StepContext& step) {
   if (!call) return;
   ++step.state.stats.attempts;
   call->lease_lost_attempt = 0;  // a tune_end from now on is the new attempt's
+  call->lease_lost_seq = 0;
   step.state.benches.emplace(step.event.seq, AttemptBenches{});
   for_each_choice(step, [call](StepContext& in) { begin_attempt(in, *call, in.event.seq); });
   adopt_waits(step.state, call->key, step.event.seq, call->thread);
