@@ -359,10 +359,14 @@ State initial_state(const Header& header) {
 
 void advance(State& state, const Event& event, std::vector<Violation>& found) {
   if (state.incomplete) return;  // checked no further: the verdict is incomplete
+  remember_cycles(state, event);
   StepContext current{.state = state, .event = event, .found = found};
   dispatch(current);
   if (event.kind == EventKind::Exit) return;
-  if (OpenCall* call = innermost_call(state, thread_of(event))) call->last_seq = event.seq;
+  if (OpenCall* call = innermost_call(state, thread_of(event))) {
+    call->last_seq = event.seq;
+    call->cycle_seen.reset();
+  }
 }
 
 StepResult step(State state, const Event& event) {

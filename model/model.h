@@ -117,6 +117,9 @@ struct OpenCall {
   std::int64_t lease_lost_attempt = 0;  // white-box: its attempt that lost its lease (id), until
                                         // it begins another: a tune_end of it must not publish (R12)
   std::int64_t lease_lost_seq = 0;      // ... and that lease_lost's seq
+  std::optional<std::string> cycle_seen{};  // white-box: a cycle its wait would have closed at an
+                                            // event of another thread since its own latest one,
+                                            // which that event dissolved (R11, remember_cycles)
   bool operator==(const OpenCall&) const = default;
 };
 

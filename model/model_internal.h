@@ -175,6 +175,7 @@ std::optional<std::string> wait_cycle(const State& state, const ThreadName& thre
 // a cycle the graph holds when it later launches or raises (a new attempt on its key, whose owner
 // waits on this thread's outer attempt) is none that it closed.
 std::optional<std::string> cycle_closed_by(const State& state, const OpenCall& call);
+void remember_cycles(State& state, const Event& event);
 // A launch that is no valid answer by R5/R6, by a call that would have closed `cycle`. White-box:
 // judged as R9 judges a re-entrant call, as R11, and true. Black-box: true when it is the
 // fallback under re-entry policy fallback (the cycle's answer); false leaves it to R5/R6.

@@ -140,10 +140,29 @@ std::optional<std::string> wait_cycle(const State& state, const ThreadName& thre
 }
 
 // A call may have waited before, and been released with no result (its owner in its process
-// was still after the store's claim): it may close a cycle as it waits anew.
+// was still after the store's claim): it may close a cycle as it waits anew. Or the cycle may be
+// gone by its answer's record: see remember_cycles.
 std::optional<std::string> cycle_closed_by(const State& state, const OpenCall& call) {
   if (call.wait_open_seq) return std::nullopt;
-  return wait_cycle(state, call.thread, call.key);
+  if (auto now = wait_cycle(state, call.thread, call.key)) return now;
+  return call.cycle_seen;
+}
+
+// A call finds a cycle, and refuses to wait, at a moment that no event records: between its
+// thread's latest event and its answer (an error, or the fallback). Meanwhile another thread of
+// the cycle may record an end to its wait or attempt (its owner moved on, and it waits anew at
+// once), and the cycle is gone by the answer's record. So before each event that ends a wait or an
+// attempt, each call that is not waiting and has not launched keeps the cycle its wait would close
+// then; its next own event forgets it (model.cpp, advance).
+void remember_cycles(State& state, const Event& event) {
+  const bool ends_an_edge = event.kind == EventKind::WaitEnd || event.kind == EventKind::TuneEnd ||
+                            event.kind == EventKind::Exit || event.kind == EventKind::LeaseLost;
+  if (!state.header.white_box || !ends_an_edge) return;
+  for (const auto& [thread, calls] : state.threads) {
+    OpenCall& call = state.calls.at(calls.back());
+    if (call.wait_open_seq || call.launches > 0 || call.cycle_seen) continue;
+    call.cycle_seen = wait_cycle(state, thread, call.key);
+  }
 }
 
 bool judge_cycle_closing_launch(StepContext& step, const OpenCall& call, const std::string& cycle) {
