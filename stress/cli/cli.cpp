@@ -14,6 +14,7 @@
 
 #include "model/policy.h"
 #include "stress/cli/number_flags.h"
+#include "stress/harness/round_store.h"
 #include "stress/subjects/subject.h"
 #ifdef SAFETUNE_HAS_CUDA
 #include "impl/cuda/cuda_probe.h"
@@ -42,8 +43,10 @@ std::string known_device(const std::string& device) {
 }
 
 // Probes without creating or truncating anything: a run that ends early leaves no file behind.
-// A directory store: an existing directory that can be written, or one that can be created.
-std::string store_directory(const std::string& path) {
+// A Redis server's address that this build can use, or a directory store: an existing directory
+// that can be written, or one that can be created.
+std::string store_location(const std::string& path) {
+  if (names_redis_store(path)) return redis_store_problem(path);
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {
     if (!S_ISDIR(info.st_mode)) return "'" + path + "' is not a directory";
@@ -117,9 +120,12 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
                    "a run in which no event is recorded for this long is a hang (2)");
   add_integer_flag(stress, "--processes", options.processes, 1, kMaxProcesses,
                    "worker processes, each with --threads threads, checked as one run (1)");
+  add_integer_flag(stress, "--hosts", options.hosts, 1, kMaxHosts,
+                   "groups of --processes, each with a host name of its own, on one Redis store (1)");
   stress.add_option("--store", options.store,
-                    "a directory store that the processes share (each round in DIR/round-N)")
-      ->check(validator(store_directory, "DIR"));
+                    "the store that the processes share: a directory (each round in DIR/round-N), "
+                    "redis://HOST:PORT/NS or unix:///SOCKET[#NS] (each round in a namespace of its own)")
+      ->check(validator(store_location, "DIR|redis://HOST:PORT/NS|unix:///SOCKET"));
   stress.add_flag("--restart", options.restart,
                   "after the processes end, run a second generation on the same store")
       ->needs("--store");
@@ -180,10 +186,22 @@ void apply_scenario(const CLI::App& stress, StressOptions& options) {
   options.damage_store = options.damage_store || scenario.damage_store;
 }
 
+// What a Redis store cannot do, and what several hosts need.
+void check_store_flags(const StressOptions& options) {
+  const bool redis = options.store && names_redis_store(*options.store);
+  if (options.hosts > 1 && !redis)
+    throw CLI::ValidationError("--hosts", "several hosts share a store only through a server: give --store redis://HOST:PORT/NS or unix:///SOCKET");
+  if (options.hosts * options.processes > kMaxProcesses)
+    throw CLI::ValidationError("--hosts", "--hosts times --processes is more than " + std::to_string(kMaxProcesses) + " worker processes");
+  if (redis && options.damage_store)
+    throw CLI::ValidationError("--damage-store", "damages a directory store's files; this run's store is a Redis server");
+}
+
 void finish_stress_options(CLI::App& stress, StressOptions& options) {
   apply_scenario(stress, options);
   if (options.kill_owners > 0 && !options.forks_workers())
     throw CLI::ValidationError("--kill-owners", "needs worker processes: give --processes P or --store DIR");
+  check_store_flags(options);
   choose_device(stress, options);
   options.seed_given = stress.count("--seed") > 0;
   if (!options.seed_given) options.seed = (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();

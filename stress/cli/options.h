@@ -37,7 +37,10 @@ struct StressOptions {
   bool print_program = false;
   double watchdog_seconds = 2;        // > 0; the reference never stalls this long (tsan, 2 cores)
   int processes = 1;                  // worker processes per generation, each with `threads` threads
-  std::optional<std::string> store;   // a directory store shared by the processes (round-N/ in it)
+  int hosts = 1;                      // groups of `processes` with host names of their own (> 1
+                                      // needs a Redis store: a directory is one machine's)
+  std::optional<std::string> store;   // a directory store shared by the processes (round-N/ in it),
+                                      // or a Redis server's address (a namespace per round in it)
   bool temporary_store = false;       // the scenario wants a store and --store named none: the run
                                       // makes a fresh temporary one (run_stress)
   bool restart = false;               // a second generation on the same store (needs `store`)
@@ -46,7 +49,7 @@ struct StressOptions {
   bool damage_store = false;          // damage the entries between generations (needs `restart`)
 
   // The run forks worker processes (process_round.h): several, or one on a store.
-  bool forks_workers() const { return processes > 1 || store || temporary_store; }
+  bool forks_workers() const { return processes > 1 || hosts > 1 || store || temporary_store; }
 };
 
 struct CheckOptions {

@@ -8,7 +8,6 @@
 #include <csignal>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -19,19 +18,18 @@
 #include <vector>
 
 #include "impl/posix/temp_directory.h"
-#include "impl/store/directory_store.h"
 #include "model/trace_merge.h"
 #include "model/trace_reader.h"
 #include "model/trace_writer.h"
 #include "stress/harness/owner_kills.h"
 #include "stress/harness/power_loss.h"
 #include "stress/harness/program.h"
+#include "stress/harness/round_store.h"
 #include "stress/harness/store_damage.h"
 
 namespace safetune::stress {
 namespace {
 
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // A worker's exit status: its trace is whole, it lost something (its .lost file says what), or
@@ -57,8 +55,8 @@ struct Generation {
   const SubjectInfo& subject;
   std::uint64_t round = 0;
   Clock::time_point origin{};
-  std::optional<std::string> store_dir{};
-  std::optional<std::string> journal{};  // with --restart: what the stores made durable
+  const RoundStore& store;
+  std::optional<std::string> journal{};  // with --restart on a directory store: what it made durable
   const TraceFolder& traces;
   const ProcessPlan* plan = nullptr;
 };
@@ -73,6 +71,12 @@ int kill_point_of(const Generation& run, int process) {
   return kill_point(run.options, run.round, process);
 }
 
+// With --hosts H, a generation's processes are H groups of --processes, each named for its host.
+std::optional<std::string> host_of(const StressOptions& options, int process) {
+  if (options.hosts == 1) return std::nullopt;
+  return "host-" + std::to_string(process % (options.hosts * options.processes) / options.processes);
+}
+
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 void write_trace_file(const std::string& path, const model::Trace& trace) {
@@ -83,10 +87,9 @@ void write_trace_file(const std::string& path, const model::Trace& trace) {
 // The body of worker process `process`; returns its exit status, or is killed (--kill-owners).
 int run_worker(const Generation& run, int process, const KillLine& kills) {
   try {
-    std::optional<DirectoryStore> store;
-    if (run.store_dir) store.emplace(*run.store_dir, run.journal);
+    const std::unique_ptr<ResultsStore> store = run.store.open(run.journal);
     const ProcessRole role{
-        .process = process, .origin = run.origin, .store = store ? &*store : nullptr,
+        .process = process, .host = host_of(run.options, process), .origin = run.origin, .store = store.get(),
         .kill_at_bench = kill_point_of(run, process),
         .killed = [&](const model::Trace& until_killed) {
           write_trace_file(run.traces.trace_of(process), until_killed);
@@ -158,7 +161,7 @@ GenerationEnd run_generation(const Generation& run, int first_process, KillLine&
   std::vector<WorkerProcess> workers;
   std::cout.flush();
   std::cerr.flush();
-  for (int i = 0; i < run.options.processes; ++i) {
+  for (int i = 0; i < run.options.hosts * run.options.processes; ++i) {
     const int process = first_process + i;
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -194,39 +197,31 @@ int damaged_entries(const std::string& store_dir, std::uint64_t seed, std::uint6
   return damaged;
 }
 
-// The round's store: DIR/round-N, emptied first (it is this command's own folder).
-std::optional<std::string> fresh_store(const StressOptions& options, std::uint64_t round) {
-  if (!options.store) return std::nullopt;
-  const std::string dir = *options.store + "/round-" + std::to_string(round);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 }  // namespace
 
 RoundResult run_process_round(const StressOptions& options, const SubjectInfo& subject, std::uint64_t round,
                               const ProcessPlan* plan) {
   const TraceFolder traces;
   KillLine kills;
+  const RoundStore store(options, round);
   const Generation run{.options = options, .subject = subject, .round = round, .origin = Clock::now(),
-                       .store_dir = fresh_store(options, round),
-                       .journal = options.restart ? std::optional(traces.journal()) : std::nullopt,
+                       .store = store,
+                       .journal = options.restart && store.directory() ? std::optional(traces.journal()) : std::nullopt,
                        .traces = traces, .plan = plan};
   const int generations = options.restart ? 2 : 1;
   RoundFaults faults;
   for (int generation = 0; generation < generations; ++generation) {
     // A restart comes back from a power loss: what the store did not make durable is gone.
-    if (generation > 0) {
+    if (generation > 0 && run.journal) {
       try {
         const PowerLoss loss = lose_power(*run.journal);
         faults.lost_at_power_loss = loss.lost_names + loss.torn_files;
-        if (options.damage_store) faults.damaged_entries = damaged_entries(*run.store_dir, options.seed, round);
+        if (options.damage_store) faults.damaged_entries = damaged_entries(*store.directory(), options.seed, round);
       } catch (const std::exception& error) {
         return RoundResult{.trace = {}, .incomplete = error.what(), .faults = faults};
       }
     }
-    GenerationEnd end = run_generation(run, generation * options.processes, kills);
+    GenerationEnd end = run_generation(run, generation * options.hosts * options.processes, kills);
     faults.killed_processes += end.killed;
     if (end.lost.empty()) continue;
     std::string text;
@@ -234,7 +229,7 @@ RoundResult run_process_round(const StressOptions& options, const SubjectInfo& s
     return RoundResult{.trace = {}, .incomplete = text, .faults = faults};
   }
   try {
-    return RoundResult{.trace = merged_trace(traces, generations * options.processes), .incomplete = std::nullopt, .faults = faults};
+    return RoundResult{.trace = merged_trace(traces, generations * options.hosts * options.processes), .incomplete = std::nullopt, .faults = faults};
   } catch (const std::exception& error) {
     return RoundResult{.trace = {}, .incomplete = error.what(), .faults = faults};
   }

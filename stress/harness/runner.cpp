@@ -24,6 +24,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kMonitorPeriod{20};
+
+// A worker process's name in the trace: its number, or, on one of several hosts, "host-1/7".
+model::Name process_name(const ProcessRole& role) {
+  if (role.host) return model::Name::string(*role.host + "/" + std::to_string(role.process));
+  return model::Name::integer(role.process);
+}
 // A nested hook works this long before its call, so that its owner stays in its attempt long
 // enough for another owner to call back into its key: the cycles of nested tunings (R11) then
 // show several times in every default-length run of the full mix, not once in a few.
@@ -123,7 +129,7 @@ class Round {
     }
     caught_.resize(program.threads.size());
     recorder_.delay_before_seq(program.recorder_delay, kRecorderDelay);
-    if (role_ != nullptr) recorder_.as_process(model::Name::integer(role_->process), role_->origin);
+    if (role_ != nullptr) recorder_.as_process(process_name(*role_), role_->origin);
     if (role_ != nullptr && role_->kill_at_bench > 0) recorder_.gate_for_freeze();
     hook_kernel_.emplace(device_kernel(), [this](const Invocation& inv, const Config& config) {
       on_benchmark(inv, config);
@@ -316,7 +322,7 @@ class Round {
     model::Event exit;
     exit.kind = model::EventKind::Exit;
     exit.seq = trace.events.empty() ? 1 : trace.events.back().seq + 1;
-    exit.process = model::Name::integer(role_->process);
+    exit.process = process_name(*role_);
     exit.thread = model::Name::integer(worker_index);
     exit.t_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - role_->origin).count();
     trace.events.push_back(std::move(exit));

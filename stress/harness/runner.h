@@ -53,6 +53,8 @@ Config stress_fallback_config();
 // One worker process of a multi-process round (process_round.h).
 struct ProcessRole {
   int process = 0;                                // its name in the trace
+  std::optional<std::string> host{};              // --hosts: its host's name, which its trace name
+                                                  // carries ("host-1/7")
   std::chrono::steady_clock::time_point origin{};  // t_ns counts from here in every process
   ResultsStore* store = nullptr;                  // shared with the other processes; null: none
   // --kill-owners: > 0, this process is killed at its n-th bench, inside the benchmark, where it

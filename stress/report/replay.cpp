@@ -27,6 +27,7 @@ std::string replay_command(const StressOptions& options, std::optional<std::uint
        << " --wait " << options.wait_name << " --reentry " << options.reentry_name;
   if (options.bench_lock) line << " --bench-lock";
   if (options.processes > 1) line << " --processes " << options.processes;
+  if (options.hosts > 1) line << " --hosts " << options.hosts;
   if (options.store) line << " --store " << *options.store;
   if (options.restart) line << " --restart";
   if (options.damage_store) line << " --damage-store";

@@ -70,6 +70,7 @@ nlohmann::json stress_json(const StressSummary& summary) {
                              {"reentry", options.reentry_name}}},
                {"rounds", summary.rounds},
                {"processes", options.processes},
+               {"hosts", options.hosts},
                {"store", options.store ? nlohmann::json(*options.store) : nlohmann::json(nullptr)},
                {"restart", options.restart},
                {"kill_owners", options.kill_owners},
@@ -94,7 +95,9 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
       << "\ncalls: " << options.shape.calls
       << " per thread per round (" << stats.calls << " in all, " << summary.rounds << " round(s))"
       << (options.forks_workers()
-              ? "\nprocesses: " + std::to_string(options.processes) + (options.restart ? " (and a restart)" : "") +
+              ? "\nprocesses: " + std::to_string(options.processes) +
+                    (options.hosts > 1 ? " on each of " + std::to_string(options.hosts) + " hosts" : "") +
+                    (options.restart ? " (and a restart)" : "") +
                     "\nstore: " + options.store.value_or("none (each process in memory)") +
                     "\nfaults: " + std::to_string(summary.faults.killed_processes) + " process(es) killed mid-bench, " +
                     std::to_string(summary.faults.damaged_entries) + " entries damaged, " +

@@ -83,7 +83,8 @@ std::unique_ptr<Subject> make_subject(const SubjectEnvironment& environment) {
 // the policies that `safetune stress --subject NAME` uses unless --mix, --wait or --reentry say
 // otherwise. The summary prints it. It is the only thing the harness knows about a subject
 // besides its trace: a catch comes from the model and the watchdog alone.
-inline constexpr int kMaxProcesses = 256;  // --processes and Scenario::processes
+inline constexpr int kMaxProcesses = 256;  // --processes and Scenario::processes; also --hosts times --processes
+inline constexpr int kMaxHosts = 64;       // --hosts
 
 struct Scenario {
   std::string mix = "plain";

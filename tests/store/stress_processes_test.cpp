@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "impl/posix/temp_directory.h"
+#include "tests/store/stress_json.h"
 #include "tests/stress/run_binary.h"
 
 namespace safetune::stress {
@@ -20,12 +21,7 @@ namespace {
 using safetune::posix::TempDirectory;
 using testing::CommandResult;
 using testing::run_safetune;
-
-nlohmann::json run_json(const std::string& arguments, int expected_exit) {
-  const CommandResult result = run_safetune("stress --json " + arguments);
-  EXPECT_EQ(result.exit_code, expected_exit) << arguments << "\n" << result.out << result.err;
-  return nlohmann::json::parse(result.out);
-}
+constexpr auto run_json = testing::run_stress_json;
 
 TEST(StressProcesses, EightProcessesOnOneStoreTuneEachKeyOnceInEverySeed) {
   TempDirectory store;
@@ -146,6 +142,24 @@ TEST(StressProcesses, BadFlagsAreUsageErrors) {
   EXPECT_EQ(run_safetune("stress --store /dev/null").exit_code, 2);  // not a directory
   const CommandResult result = run_safetune("stress --json --store /dev/null");
   EXPECT_NE(result.out.find("\"flag\""), std::string::npos) << result.out;
+}
+
+// A Redis address that is wrong, and what only a Redis store allows or forbids: usage errors that
+// name the flag and what is wrong, before anything runs.
+TEST(StressProcesses, BadRedisStoreFlagsAreUsageErrorsThatSayWhy) {
+  const auto usage_error = [](const std::string& arguments, const std::string& says) {
+    const CommandResult result = run_safetune("stress " + arguments);
+    EXPECT_EQ(result.exit_code, 2) << arguments;
+    EXPECT_NE((result.out + result.err).find(says), std::string::npos) << arguments << ": " << result.out << result.err;
+  };
+  usage_error("--store redis://:6379/x", "the host is empty");
+  usage_error("--store redis://localhost:99999/x", "the port \"99999\"");
+  usage_error("--store unix://relative.sock", "absolute socket path");
+  usage_error("--store 'unix:///tmp/s#a:b'", "the namespace");
+  usage_error("--hosts 2 --processes 2", "--hosts");
+  usage_error("--hosts 0 --processes 2 --store unix:///tmp/s", "--hosts");
+  usage_error("--hosts 64 --processes 8 --store unix:///tmp/s", "256 worker processes");
+  usage_error("--processes 2 --store unix:///tmp/s --restart --damage-store", "a Redis server");
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+// The results store that a multi-process round's workers share (`--store`, process_round.h):
+//   - a directory store: DIR/round-N, emptied when the round begins;
+//   - a Redis store (redis://HOST:PORT/NS, unix:///SOCKET[#NS]): a namespace of the round's own on
+//     that server, NS.<random run id>.round-N, so that runs that share a server (in parallel, or
+//     one after another) never read each other's entries. Its keys are deleted when the round
+//     ends. Its leases last a quarter of the watchdog's limit (at most the store's default): a
+//     killed owner then blocks its waiters for at most that, so the watchdog never reads the wait
+//     for its lease as a hang.
+// Each round's store starts empty: every entry a worker loads was published in the round (the
+// trace header's fresh_store says so, and the model holds loads to it).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "impl/store/results_store.h"
+
+namespace safetune::stress {
+
+struct StressOptions;
+
+// True for a --store that names a Redis server rather than a directory.
+bool names_redis_store(const std::string& store);
+
+// Why this build cannot open `store`, a Redis address (its text is wrong, or this build has no
+// Redis store); empty when it can. For the command line's check of --store.
+std::string redis_store_problem(const std::string& store);
+
+class RoundStore {
+ public:
+  // The round's fresh store, or none when the run has no --store. std::runtime_error (naming the
+  // store and the reason) when it cannot be made ready.
+  RoundStore(const StressOptions& options, std::uint64_t round);
+  ~RoundStore();
+  RoundStore(const RoundStore&) = delete;
+  RoundStore& operator=(const RoundStore&) = delete;
+
+  bool exists() const { return directory_ || redis_; }
+  // The round's folder, for a directory store (what --damage-store and a power loss act on).
+  const std::optional<std::string>& directory() const { return directory_; }
+  // A worker's own connection to the store (`journal`: where a directory store records what it
+  // made durable, for --restart's power loss). Null when the run has no store.
+  std::unique_ptr<ResultsStore> open(const std::optional<std::string>& journal) const;
+
+ private:
+  std::optional<std::string> directory_;
+  std::optional<std::string> redis_;  // the round's address, its own namespace in it
+  std::chrono::milliseconds lease_{};
+};
+
+}  // namespace safetune::stress

@@ -1,0 +1,95 @@
+// `safetune stress --store redis://... | unix://...`, with `--hosts`: worker processes of several
+// hosts on one real redis-server (redis_server.h), their traces merged and checked as one run, so
+// that successful_tunings counts tunings per cluster (stress/harness/round_store.h).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/store/redis_server.h"
+#include "tests/store/stress_json.h"
+#include "tests/stress/run_binary.h"
+
+namespace safetune::stress {
+namespace {
+
+using safetune::testing::RedisServer;
+using testing::CommandResult;
+using testing::run_safetune;
+constexpr auto run_json = testing::run_stress_json;
+
+long long keys_on(const RedisServer& server) {
+  RedisConnection connection(server.parsed(), {});
+  return connection.command({"DBSIZE"}).integer;
+}
+
+TEST(StressRedis, HostsOnOneServerTuneEachKeyOnceInEverySeed) {
+  RedisServer server;
+  for (int seed = 1; seed <= 5; ++seed) {
+    const auto json = run_json("--hosts 3 --processes 4 --threads 4 --keys 4 --calls 50 --store " + server.address() +
+                                   " --seed " + std::to_string(seed), 0);
+    EXPECT_EQ(json.at("verdict"), "pass") << "seed " << seed;
+    EXPECT_EQ(json.at("successful_tunings"), 4) << "seed " << seed;
+    EXPECT_EQ(json.at("duplicate_tunings"), 0) << "seed " << seed;
+    EXPECT_EQ(json.at("total_calls"), 3 * 4 * 4 * 50) << "every host's processes are in the one trace";
+    EXPECT_EQ(json.at("hosts"), 3);
+  }
+  EXPECT_EQ(keys_on(server), 0) << "each round's namespace is deleted when it ends";
+}
+
+// The trace names each process by its host. A run deletes its rounds' namespaces, and only them:
+// what others keep under the same server and namespace prefix stays.
+TEST(StressRedis, ProcessesAreNamedByTheirHostAndOnlyTheRunsOwnKeysAreDeleted) {
+  RedisServer server;
+  RedisConnection(server.parsed(), {}).command({"SET", "shared:entry:someone-else", "kept"});
+  const std::string trace = testing::temp_path("hosts.jsonl");
+  const auto json = run_json("--hosts 2 --processes 2 --threads 2 --keys 2 --calls 20 --seed 4 --trace " + trace +
+                                 " --store " + server.address() + "#shared", 0);
+  EXPECT_EQ(json.at("successful_tunings"), 2);
+  std::ifstream in(trace);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"process\":\"host-0/0\""), std::string::npos);
+  EXPECT_NE(text.find("\"process\":\"host-1/3\""), std::string::npos);
+  EXPECT_EQ(keys_on(server), 1);
+  EXPECT_EQ(RedisConnection(server.parsed(), {}).command({"GET", "shared:entry:someone-else"}).text, "kept");
+}
+
+TEST(StressRedis, ARestartTunesNothingThatTheFirstGenerationPublished) {
+  RedisServer server;
+  const auto json = run_json("--hosts 2 --processes 2 --threads 2 --keys 3 --configs 8 --calls 20 --restart --seed 7 --store " +
+                                 server.address(), 0);
+  EXPECT_EQ(json.at("successful_tunings"), 3);
+  EXPECT_EQ(json.at("benches"), 3 * 8);  // the second generation benched nothing
+  EXPECT_GE(json.at("loads"), 4 * 3);    // each of its processes loaded each key
+}
+
+// An owner killed mid-bench holds its lease until it runs out (a quarter of the watchdog's
+// limit): then a waiter takes over, every process ends, and each key has one successful tuning.
+TEST(StressRedis, OwnersKilledMidBenchAreTakenOverWhenTheirLeaseRunsOut) {
+  RedisServer server;
+  int killed = 0;
+  for (int seed = 1; seed <= 4; ++seed) {
+    const auto json = run_json("--hosts 2 --processes 3 --threads 3 --keys 3 --configs 8 --calls 30 --kill-owners 0.5 --seed " +
+                                   std::to_string(seed) + " --store " + server.address(), 0);
+    EXPECT_EQ(json.at("verdict"), "pass") << "seed " << seed;
+    EXPECT_EQ(json.at("successful_tunings"), 3) << "seed " << seed;
+    EXPECT_EQ(json.at("duplicate_tunings"), 0) << "seed " << seed;
+    EXPECT_EQ(json.at("hung_calls"), 0) << "seed " << seed;
+    killed += json.at("killed_processes").get<int>();
+  }
+  EXPECT_GT(killed, 0) << "no seed killed an owner: the fault was not injected";
+}
+
+// A server that is not there: the run cannot record its workers' store steps, so it is
+// incomplete (exit 3), and says which server, rather than passing or blaming the subject.
+TEST(StressRedis, NoServerIsAnIncompleteRunThatNamesIt) {
+  const std::string socket = testing::temp_path("no-server.sock");
+  const CommandResult result = run_safetune("stress --processes 2 --threads 2 --keys 2 --calls 10 --seed 1 --store unix://" + socket);
+  EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
+  EXPECT_NE(result.err.find(socket), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace safetune::stress
