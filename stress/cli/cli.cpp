@@ -131,6 +131,9 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
       ->needs("--store");
   add_rate_flag(stress, "--kill-owners", options.kill_owners,
                 "the chance that a worker process is killed (SIGKILL) while it benches, its attempt in flight");
+  add_rate_flag(stress, "--pause-owners", options.pause_owners,
+                "the chance that a worker process is stopped (SIGSTOP) while it benches, for half the watchdog's limit "
+                "(twice a Redis lease), then continued: a paused owner's lease runs out, and it must not publish");
   stress.add_flag("--damage-store", options.damage_store,
                   "between the generations, truncate, corrupt and swap the published entries")
       ->needs("--restart");
@@ -201,6 +204,8 @@ void finish_stress_options(CLI::App& stress, StressOptions& options) {
   apply_scenario(stress, options);
   if (options.kill_owners > 0 && !options.forks_workers())
     throw CLI::ValidationError("--kill-owners", "needs worker processes: give --processes P or --store DIR");
+  if (options.pause_owners > 0 && !options.forks_workers())
+    throw CLI::ValidationError("--pause-owners", "needs worker processes: give --processes P or --store DIR");
   check_store_flags(options);
   choose_device(stress, options);
   options.seed_given = stress.count("--seed") > 0;

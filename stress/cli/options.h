@@ -46,6 +46,9 @@ struct StressOptions {
   bool restart = false;               // a second generation on the same store (needs `store`)
   double kill_owners = 0;             // in [0, 1]: the chance that a worker process is killed
                                       // (SIGKILL) in one of its benches; > 0 needs worker processes
+  double pause_owners = 0;            // in [0, 1]: the chance that a worker process is stopped
+                                      // (SIGSTOP) in one of its benches past the lease, then
+                                      // continued; > 0 needs worker processes
   bool damage_store = false;          // damage the entries between generations (needs `restart`)
 
   // The run forks worker processes (process_round.h): several, or one on a store.

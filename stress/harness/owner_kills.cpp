@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <string_view>
 #include <system_error>
@@ -21,7 +23,31 @@ int kill_point(const StressOptions& options, std::uint64_t round, int process) {
   return 1 + dice.below(options.shape.configs);
 }
 
-KillLine::KillLine() {
+int pause_point(const StressOptions& options, std::uint64_t round, int process) {
+  if (options.pause_owners <= 0) return 0;
+  Dice dice(draw_seed(options.seed, round, kPauseSalt + static_cast<std::uint64_t>(process)));
+  if (!dice.chance(options.pause_owners)) return 0;
+  return 1 + dice.below(options.shape.configs);
+}
+
+std::chrono::milliseconds pause_length(const StressOptions& options) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(options.watchdog_seconds * 500));
+}
+
+namespace {
+
+// A request on the line: a process number asks for its SIGKILL, -1 - number for a pause.
+int pause_request(int process) { return -1 - process; }
+
+// Set by SIGCONT in a worker that asked for a pause (it is stopped, then continued). Atomic, not
+// a volatile sig_atomic_t: the handler may run on any of the process's threads.
+std::atomic<int> continued{0};
+static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
+extern "C" void on_continue(int) { continued.store(1); }
+
+}  // namespace
+
+KillLine::KillLine(std::chrono::milliseconds pause) : pause_(pause) {
   int ends[2];
   if (::pipe(ends) != 0) throw std::system_error(errno, std::generic_category(), "the kill line's pipe");
   read_end_ = ends[0];
@@ -44,17 +70,41 @@ void KillLine::ask_to_be_killed(int process) const {
   for (;;) ::pause();  // until the SIGKILL (the parent's death sends it too: PR_SET_PDEATHSIG)
 }
 
+// The asking thread waits for its own SIGCONT; the process's other threads run on until the
+// SIGSTOP comes, as a process that a scheduler, a debugger or a GC stops would.
+void KillLine::ask_to_be_paused(int process) const {
+  struct sigaction action {};
+  action.sa_handler = on_continue;
+  ::sigaction(SIGCONT, &action, nullptr);
+  continued.store(0);
+  const int request = pause_request(process);
+  (void)posix::write_all(write_end_, std::string_view(reinterpret_cast<const char*>(&request), sizeof request));
+  while (continued.load() == 0) ::usleep(1000);
+}
+
 void KillLine::serve(std::vector<WorkerProcess>& workers, std::chrono::milliseconds wait) const {
+  const auto now = std::chrono::steady_clock::now();
+  for (WorkerProcess& worker : workers)
+    if (worker.resume_at && *worker.resume_at <= now) {
+      ::kill(worker.pid, SIGCONT);
+      worker.resume_at.reset();
+    }
   pollfd ready{.fd = read_end_, .events = POLLIN, .revents = 0};
   if (::poll(&ready, 1, static_cast<int>(wait.count())) <= 0 || (ready.revents & POLLIN) == 0) return;
   int asked[64];
   const ssize_t n = ::read(read_end_, asked, sizeof asked);
   for (ssize_t i = 0; i < n / static_cast<ssize_t>(sizeof(int)); ++i)
-    for (WorkerProcess& worker : workers)
-      if (worker.process == asked[i] && !worker.reaped) {
+    for (WorkerProcess& worker : workers) {
+      if (worker.reaped) continue;
+      if (worker.process == asked[i]) {
         ::kill(worker.pid, SIGKILL);
         worker.kill_asked = true;
+      } else if (pause_request(worker.process) == asked[i]) {
+        ::kill(worker.pid, SIGSTOP);
+        worker.pause_asked = true;
+        worker.resume_at = std::chrono::steady_clock::now() + pause_;
       }
+    }
 }
 
 }  // namespace safetune::stress

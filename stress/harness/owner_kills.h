@@ -1,17 +1,22 @@
 // --kill-owners: worker processes killed with SIGKILL while they own an attempt (mid-bench).
+// --pause-owners: worker processes stopped with SIGSTOP while they own an attempt, for longer
+// than a Redis store's lease, then continued with SIGCONT: the fencing case (a paused owner's lease
+// runs out, another process takes the attempt over, and the paused one must not publish).
 //
 // Which worker dies, and at which of its benches, is drawn from the seed, the round and its
 // process number (kill_point), so that a replay kills the same ones at the same benches. At that
 // bench the worker freezes its recording (its trace then ends with its exit: runner.h,
 // ProcessRole), writes its trace, asks the parent through the kill line, and waits; the parent
 // sends the SIGKILL. The kernel then drops the worker's OFD locks, and another process takes the
-// attempt over.
+// attempt over. A pause is asked the same way, at its own bench (pause_point): the parent stops the
+// worker and continues it `pause` later, and the worker's thread that asked waits until then.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "stress/cli/options.h"
@@ -21,21 +26,28 @@ namespace safetune::stress {
 // 0: this worker is not killed; n > 0: it is killed at its n-th bench (its first attempt's, when
 // it owns one: n is at most --configs).
 int kill_point(const StressOptions& options, std::uint64_t round, int process);
+// The same for --pause-owners (0: not paused; n: paused at its n-th bench).
+int pause_point(const StressOptions& options, std::uint64_t round, int process);
+// How long a paused worker stays stopped: half the watchdog's limit, twice a Redis store's lease
+// in a stress run (round_store.h), so that the lease runs out and no watchdog reads a hang.
+std::chrono::milliseconds pause_length(const StressOptions& options);
 
 // A worker process of a generation, as its parent sees it.
 struct WorkerProcess {
   int process = 0;
   pid_t pid = -1;
   bool kill_asked = false;  // it asked for its SIGKILL, and got it
+  bool pause_asked = false; // it asked to be paused, and was stopped
+  std::optional<std::chrono::steady_clock::time_point> resume_at{};  // stopped until then
   bool reaped = false;
   int status = 0;           // waitpid's, once reaped
 };
 
-// The pipe through which workers ask for their SIGKILL. Made before the fork: a worker uses
-// ask_to_be_killed(), the parent serve().
+// The pipe through which workers ask for their SIGKILL, or their pause. Made before the fork: a
+// worker uses ask_to_be_killed() or ask_to_be_paused(), the parent serve().
 class KillLine {
  public:
-  KillLine();
+  explicit KillLine(std::chrono::milliseconds pause = std::chrono::milliseconds(1000));
   ~KillLine();
   KillLine(const KillLine&) = delete;
   KillLine& operator=(const KillLine&) = delete;
@@ -44,10 +56,14 @@ class KillLine {
   void close_parent_end();
   // In a worker: asks for SIGKILL and waits for it.
   [[noreturn]] void ask_to_be_killed(int process) const;
-  // In the parent: waits up to `wait` for requests, and kills each worker that asked.
+  // In a worker: asks to be stopped for the pause, and returns once it was continued.
+  void ask_to_be_paused(int process) const;
+  // In the parent: waits up to `wait` for requests; kills each worker that asked to die, stops
+  // each that asked for a pause, and continues each whose pause is over.
   void serve(std::vector<WorkerProcess>& workers, std::chrono::milliseconds wait) const;
 
  private:
+  std::chrono::milliseconds pause_;
   int read_end_ = -1;
   int write_end_ = -1;
 };

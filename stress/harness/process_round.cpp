@@ -94,7 +94,9 @@ int run_worker(const Generation& run, int process, const KillLine& kills) {
         .killed = [&](const model::Trace& until_killed) {
           write_trace_file(run.traces.trace_of(process), until_killed);
           kills.ask_to_be_killed(process);
-        }};
+        },
+        .pause_at_bench = pause_point(run.options, run.round, process),
+        .paused = [&] { kills.ask_to_be_paused(process); }};
     const Program program = program_of(run, process);
     RoundMonitor monitor;
     monitor.watchdog_limit = std::chrono::duration<double>(run.options.watchdog_seconds);
@@ -152,6 +154,7 @@ void reap_finished(std::vector<WorkerProcess>& workers) {
 struct GenerationEnd {
   std::vector<std::string> lost;
   int killed = 0;
+  int paused = 0;
 };
 
 // Starts the generation's processes, serves their kill requests until every one has ended, and
@@ -174,11 +177,13 @@ GenerationEnd run_generation(const Generation& run, int first_process, KillLine&
   const auto running = [&] { return std::any_of(workers.begin(), workers.end(), [](const WorkerProcess& w) { return !w.reaped; }); };
   for (reap_finished(workers); running(); reap_finished(workers)) kills.serve(workers, kServePeriod);
   int killed = 0;
+  int paused = 0;
   for (const WorkerProcess& worker : workers) {
     if (auto what = lost_by(run, worker)) lost.push_back(*what);
     killed += worker.kill_asked ? 1 : 0;
+    paused += worker.pause_asked ? 1 : 0;
   }
-  return {.lost = lost, .killed = killed};
+  return {.lost = lost, .killed = killed, .paused = paused};
 }
 
 // The traces of processes 0 .. count-1, merged by t_ns into one trace (numbered in merged order).
@@ -202,7 +207,7 @@ int damaged_entries(const std::string& store_dir, std::uint64_t seed, std::uint6
 RoundResult run_process_round(const StressOptions& options, const SubjectInfo& subject, std::uint64_t round,
                               const ProcessPlan* plan) {
   const TraceFolder traces;
-  KillLine kills;
+  KillLine kills(pause_length(options));
   const RoundStore store(options, round);
   const Generation run{.options = options, .subject = subject, .round = round, .origin = Clock::now(),
                        .store = store,
@@ -223,6 +228,7 @@ RoundResult run_process_round(const StressOptions& options, const SubjectInfo& s
     }
     GenerationEnd end = run_generation(run, generation * options.hosts * options.processes, kills);
     faults.killed_processes += end.killed;
+    faults.paused_processes += end.paused;
     if (end.lost.empty()) continue;
     std::string text;
     for (const std::string& each : end.lost) text += (text.empty() ? "" : "; ") + each;

@@ -306,9 +306,11 @@ class Round {
   // Inside the kernel's benchmark, under the subject's bench lock: the nested call of a step
   // that makes it there.
   void on_benchmark(const Invocation& /*inv*/, const Config& config) {
-    if (role_ != nullptr && role_->kill_at_bench > 0 &&
-        benches_.fetch_add(1, std::memory_order_relaxed) + 1 == role_->kill_at_bench)
-      die_here();
+    if (role_ != nullptr && (role_->kill_at_bench > 0 || role_->pause_at_bench > 0)) {
+      const int bench = benches_.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (bench == role_->kill_at_bench) die_here();
+      if (bench == role_->pause_at_bench) role_->paused();
+    }
     if (pending_hook == nullptr || !pending_hook->in_benchmark) return;
     if (space_.index_of(config) != static_cast<std::size_t>(pending_hook->hook_config)) return;
     run_nested(*std::exchange(pending_hook, nullptr));
@@ -372,7 +374,7 @@ class Round {
   std::atomic<std::int64_t> completed_{0};
   std::atomic<std::int64_t> out_of_memory_calls_{0};  // relaxed: a count, read after the joins
   std::atomic<int> finished_{0};
-  std::atomic<int> benches_{0};  // relaxed: a count, for --kill-owners
+  std::atomic<int> benches_{0};  // relaxed: a count, for --kill-owners and --pause-owners
   std::atomic<bool> dying_{false};  // relaxed: only the watchdog reads it, to stand down
   std::vector<std::vector<std::exception_ptr>> caught_;  // by worker: each touches only its own
   std::optional<std::string> not_started_;

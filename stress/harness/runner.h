@@ -63,6 +63,10 @@ struct ProcessRole {
   // and never returns.
   int kill_at_bench = 0;
   std::function<void(model::Trace until_killed)> killed{};
+  // --pause-owners: > 0, this process is stopped (SIGSTOP) at its n-th bench, where it owns the
+  // attempt, past a Redis store's lease; `paused` returns once it was continued (SIGCONT).
+  int pause_at_bench = 0;
+  std::function<void()> paused{};
 };
 
 RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,

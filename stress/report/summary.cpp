@@ -75,6 +75,8 @@ nlohmann::json stress_json(const StressSummary& summary) {
                {"restart", options.restart},
                {"kill_owners", options.kill_owners},
                {"killed_processes", summary.faults.killed_processes},
+               {"pause_owners", options.pause_owners},
+               {"paused_processes", summary.faults.paused_processes},
                {"damage_store", options.damage_store},
                {"damaged_entries", summary.faults.damaged_entries},
                {"lost_at_power_loss", summary.faults.lost_at_power_loss},
@@ -100,6 +102,7 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
                     (options.restart ? " (and a restart)" : "") +
                     "\nstore: " + options.store.value_or("none (each process in memory)") +
                     "\nfaults: " + std::to_string(summary.faults.killed_processes) + " process(es) killed mid-bench, " +
+                    std::to_string(summary.faults.paused_processes) + " paused mid-bench, " +
                     std::to_string(summary.faults.damaged_entries) + " entries damaged, " +
                     std::to_string(summary.faults.lost_at_power_loss) + " lost or torn at the restart's power loss" +
                     "\nloads: " + std::to_string(stats.loads) + " (" + std::to_string(stats.rejected_loads) + " rejected)"

@@ -89,6 +89,24 @@ TEST(StressProcesses, OwnersKilledMidBenchAreTakenOverAndEveryProcessEnds) {
   EXPECT_GT(killed, 0) << "no seed killed an owner: the fault was not injected";
 }
 
+// On a directory store an owner paused mid-bench (SIGSTOP, then SIGCONT) keeps its OFD lock: a
+// slow owner is not a dead one, so no one takes its attempt over (CubeCL's stale-lock bug), and no
+// lease is lost.
+TEST(StressProcesses, PausedOwnersKeepTheirAttemptOnADirectoryStore) {
+  TempDirectory store;
+  int paused = 0;
+  for (int seed = 1; seed <= 4; ++seed) {
+    const auto json = run_json("--processes 6 --threads 3 --keys 3 --configs 8 --calls 30 --pause-owners 0.5 --seed " +
+                                   std::to_string(seed) + " --store " + store.path(), 0);
+    EXPECT_EQ(json.at("verdict"), "pass") << "seed " << seed;
+    EXPECT_EQ(json.at("successful_tunings"), 3) << "seed " << seed;
+    EXPECT_EQ(json.at("duplicate_tunings"), 0) << "seed " << seed;
+    EXPECT_EQ(json.at("lost_leases"), 0) << "seed " << seed;
+    paused += json.at("paused_processes").get<int>();
+  }
+  EXPECT_GT(paused, 0) << "no seed paused an owner: the fault was not injected";
+}
+
 // Entries damaged between the generations are rejected (never launched), quarantined and tuned
 // again: the run passes, with the rejections counted.
 TEST(StressProcesses, DamagedEntriesAreRejectedQuarantinedAndTunedAgain) {
@@ -136,6 +154,8 @@ TEST(StressProcesses, BadFlagsAreUsageErrors) {
   EXPECT_EQ(run_safetune("stress --kill-owners 0.5").exit_code, 2);  // needs worker processes
   EXPECT_EQ(run_safetune("stress --processes 2 --kill-owners 1.5").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --processes 2 --kill-owners 0").exit_code, 2);
+  EXPECT_EQ(run_safetune("stress --pause-owners 0.5").exit_code, 2);  // needs worker processes
+  EXPECT_EQ(run_safetune("stress --processes 2 --pause-owners 2").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --store /tmp --damage-store").exit_code, 2);  // needs --restart
   EXPECT_EQ(run_safetune("stress --restart").exit_code, 2);          // needs --store
   EXPECT_EQ(run_safetune("stress --processes 0").exit_code, 2);
