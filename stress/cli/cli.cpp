@@ -14,6 +14,7 @@
 
 #include "model/policy.h"
 #include "stress/cli/number_flags.h"
+#include "stress/harness/redis_space.h"
 #include "stress/harness/round_store.h"
 #include "stress/subjects/subject.h"
 #ifdef SAFETUNE_HAS_CUDA
@@ -131,6 +132,11 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
       ->needs("--store");
   add_rate_flag(stress, "--kill-owners", options.kill_owners,
                 "the chance that a worker process is killed (SIGKILL) while it benches, its attempt in flight");
+  stress.add_flag("--store-down", options.store_down,
+                  "the processes' store is a Redis server that is not there: every store step fails, each process "
+                  "tunes locally (the store-failure policy), and each is judged on its own")
+      ->excludes("--store")
+      ->excludes("--restart");
   add_rate_flag(stress, "--pause-owners", options.pause_owners,
                 "the chance that a worker process is stopped (SIGSTOP) while it benches, for half the watchdog's limit "
                 "(twice a Redis lease), then continued: a paused owner's lease runs out, and it must not publish");
@@ -191,11 +197,15 @@ void apply_scenario(const CLI::App& stress, StressOptions& options) {
 
 // What a Redis store cannot do, and what several hosts need.
 void check_store_flags(const StressOptions& options) {
-  const bool redis = options.store && names_redis_store(*options.store);
+  const bool redis = options.store_down || (options.store && names_redis_store(*options.store));
   if (options.hosts > 1 && !redis)
     throw CLI::ValidationError("--hosts", "several hosts share a store only through a server: give --store redis://HOST:PORT/NS or unix:///SOCKET");
   if (options.hosts * options.processes > kMaxProcesses)
     throw CLI::ValidationError("--hosts", "--hosts times --processes is more than " + std::to_string(kMaxProcesses) + " worker processes");
+  if (options.store_down && !this_build_has_redis())
+    throw CLI::ValidationError("--store-down", "this build has no Redis store (hiredis was not found when it was configured)");
+  if (options.store_down && options.temporary_store)
+    throw CLI::ValidationError("--store-down", "subject " + options.subject + "'s scenario runs on a directory store of its own");
   if (redis && options.damage_store)
     throw CLI::ValidationError("--damage-store", "damages a directory store's files; this run's store is a Redis server");
 }

@@ -52,7 +52,9 @@ struct StressOptions {
   bool damage_store = false;          // damage the entries between generations (needs `restart`)
 
   // The run forks worker processes (process_round.h): several, or one on a store.
-  bool forks_workers() const { return processes > 1 || hosts > 1 || store || temporary_store; }
+  bool store_down = false;            // a Redis store with no server at all (round_store.h); not
+                                      // with `store` or `restart`
+  bool forks_workers() const { return processes > 1 || hosts > 1 || store || temporary_store || store_down; }
 };
 
 struct CheckOptions {

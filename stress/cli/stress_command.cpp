@@ -21,6 +21,7 @@
 #include "model/checker.h"
 #include "stress/report/outputs.h"
 #include "stress/harness/program.h"
+#include "stress/harness/process_by_process.h"
 #include "stress/harness/process_round.h"
 #include "stress/harness/progress.h"
 #include "stress/report/replay.h"
@@ -82,7 +83,7 @@ class StressRun {
       summary_.incomplete = "round " + std::to_string(round) + ": " + *ran.incomplete;
       return;
     }
-    summary_.result = model::check(last_trace_);
+    summary_.result = options_.store_down ? check_process_by_process(last_trace_) : model::check(last_trace_);
     if (summary_.result.incomplete) summary_.incomplete = "round " + std::to_string(round) + ": " + *summary_.result.incomplete;
     accumulate(summary_.stats, summary_.result.stats);
     calls_before_round_ += summary_.result.stats.calls;

@@ -208,7 +208,13 @@ RoundResult run_process_round(const StressOptions& options, const SubjectInfo& s
                               const ProcessPlan* plan) {
   const TraceFolder traces;
   KillLine kills(pause_length(options));
-  const RoundStore store(options, round);
+  std::optional<RoundStore> made;
+  try {
+    made.emplace(options, round);
+  } catch (const std::exception& error) {
+    return RoundResult{.trace = {}, .incomplete = std::string("the round's store: ") + error.what(), .faults = {}};
+  }
+  const RoundStore& store = *made;
   const Generation run{.options = options, .subject = subject, .round = round, .origin = Clock::now(),
                        .store = store,
                        .journal = options.restart && store.directory() ? std::optional(traces.journal()) : std::nullopt,

@@ -12,6 +12,8 @@ std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std:
   return std::make_unique<RedisStore>(address, RedisStoreOptions{.lease = lease});
 }
 
+void check_redis_server(const RedisAddress& address) { RedisStore(address).run({"PING"}); }
+
 // SCAN, not KEYS: the server may hold other namespaces, and SCAN never blocks it for long. A
 // namespace has no ':' (redis_address.h), so "NS:*" matches this namespace's keys alone.
 void delete_redis_space(const RedisAddress& address) {

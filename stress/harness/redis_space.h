@@ -16,6 +16,9 @@ bool this_build_has_redis();
 // of `lease`. StoreError naming the address when the server cannot be reached.
 std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds lease);
 
+// StoreError, naming the server and why, unless it answers a PING.
+void check_redis_server(const RedisAddress& address);
+
 // Deletes every key under address.space (entries, leases, the fence, what was put aside).
 // StoreError when the server cannot be reached.
 void delete_redis_space(const RedisAddress& address);

@@ -52,9 +52,17 @@ std::string redis_store_problem(const std::string& store) {
 }
 
 RoundStore::RoundStore(const StressOptions& options, std::uint64_t round) {
+  if (options.store_down) {
+    no_server_.emplace("safetune-store-down");
+    redis_ = "unix://" + no_server_->path() + "/no-server.sock";
+    lease_ = lease_for(options.watchdog_seconds);
+    return;
+  }
   if (!options.store) return;
   if (names_redis_store(*options.store)) {
-    redis_ = round_address(*options.store, round).show();
+    const RedisAddress address = round_address(*options.store, round);
+    check_redis_server(address);  // a run on a server that is not there proves nothing
+    redis_ = address.show();
     lease_ = lease_for(options.watchdog_seconds);
     return;
   }
@@ -68,7 +76,7 @@ RoundStore::RoundStore(const StressOptions& options, std::uint64_t round) {
 // A namespace left behind costs only space on the server: its removal is best effort, and says so
 // when it fails (the run's verdict does not depend on it).
 RoundStore::~RoundStore() {
-  if (!redis_) return;
+  if (!redis_ || no_server_) return;
   try {
     delete_redis_space(RedisAddress::parse(*redis_));
   } catch (const std::exception& error) {

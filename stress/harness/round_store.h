@@ -6,6 +6,8 @@
 //     ends. Its leases last a quarter of the watchdog's limit (at most the store's default): a
 //     killed owner then blocks its waiters for at most that, so the watchdog never reads the wait
 //     for its lease as a hang.
+//   - with --store-down, a Redis store with no server at all (a socket path in an empty temporary
+//     folder): every store step fails, and the workers follow the store-failure policy.
 // Each round's store starts empty: every entry a worker loads was published in the round (the
 // trace header's fresh_store says so, and the model holds loads to it).
 #pragma once
@@ -16,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "impl/posix/temp_directory.h"
 #include "impl/store/results_store.h"
 
 namespace safetune::stress {
@@ -31,8 +34,9 @@ std::string redis_store_problem(const std::string& store);
 
 class RoundStore {
  public:
-  // The round's fresh store, or none when the run has no --store. std::runtime_error (naming the
-  // store and the reason) when it cannot be made ready.
+  // The round's fresh store, or none when the run has no --store. std::runtime_error (StoreError
+  // for a server that does not answer), naming the store and the reason, when it cannot be made
+  // ready.
   RoundStore(const StressOptions& options, std::uint64_t round);
   ~RoundStore();
   RoundStore(const RoundStore&) = delete;
@@ -49,6 +53,7 @@ class RoundStore {
   std::optional<std::string> directory_;
   std::optional<std::string> redis_;  // the round's address, its own namespace in it
   std::chrono::milliseconds lease_{};
+  std::optional<posix::TempDirectory> no_server_;  // --store-down: where no server listens
 };
 
 }  // namespace safetune::stress

@@ -72,6 +72,7 @@ nlohmann::json stress_json(const StressSummary& summary) {
                {"processes", options.processes},
                {"hosts", options.hosts},
                {"store", options.store ? nlohmann::json(*options.store) : nlohmann::json(nullptr)},
+               {"store_down", options.store_down},
                {"restart", options.restart},
                {"kill_owners", options.kill_owners},
                {"killed_processes", summary.faults.killed_processes},
@@ -100,7 +101,8 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
               ? "\nprocesses: " + std::to_string(options.processes) +
                     (options.hosts > 1 ? " on each of " + std::to_string(options.hosts) + " hosts" : "") +
                     (options.restart ? " (and a restart)" : "") +
-                    "\nstore: " + options.store.value_or("none (each process in memory)") +
+                    "\nstore: " + (options.store_down ? std::string("a Redis server that is not there (--store-down): each process judged on its own")
+                                                      : options.store.value_or("none (each process in memory)")) +
                     "\nfaults: " + std::to_string(summary.faults.killed_processes) + " process(es) killed mid-bench, " +
                     std::to_string(summary.faults.paused_processes) + " paused mid-bench, " +
                     std::to_string(summary.faults.damaged_entries) + " entries damaged, " +

@@ -109,5 +109,28 @@ TEST(StressRedis, NoServerIsAnIncompleteRunThatNamesIt) {
   EXPECT_NE(result.err.find(socket), std::string::npos) << result.err;
 }
 
+// --store-down: a Redis store with no server at all. Every store step fails at once (no socket),
+// each process warns once and tunes locally (the documented policy), every call ends, and each
+// process, judged on its own, passes: one tuning per key per process.
+TEST(StressRedis, WithTheStoreDownEveryProcessTunesLocallyOnceAndEveryCallEnds) {
+  const CommandResult result =
+      run_safetune("stress --json --hosts 2 --processes 3 --threads 4 --keys 4 --calls 30 --store-down --seed 3");
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json.at("successful_tunings"), 2 * 3 * 4);
+  EXPECT_EQ(json.at("duplicate_tunings"), 0) << "none within a process";
+  EXPECT_EQ(json.at("hung_calls"), 0);
+  EXPECT_EQ(json.at("store_down"), true);
+  std::size_t warnings = 0;
+  for (auto at = result.err.find("tuning locally"); at != std::string::npos; at = result.err.find("tuning locally", at + 1)) ++warnings;
+  EXPECT_EQ(warnings, 2u * 3u) << "one warning per process: " << result.err;
+}
+
+TEST(StressRedis, StoreDownFlagsThatMakeNoSenseAreUsageErrors) {
+  EXPECT_EQ(run_safetune("stress --store-down --store /tmp").exit_code, 2);
+  EXPECT_EQ(run_safetune("stress --store-down --processes 2 --restart").exit_code, 2);
+  EXPECT_EQ(run_safetune("stress --store-down --subject store-last-writer-wins").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace safetune::stress

@@ -38,9 +38,9 @@ using ReplyPtr = std::unique_ptr<void, ReplyDeleter>;
 
 }  // namespace
 
-RedisConnection::RedisConnection(RedisAddress address, Timeouts timeouts)
+RedisConnection::RedisConnection(RedisAddress address, Timeouts timeouts, Connect when)
     : address_(std::move(address)), timeouts_(timeouts) {
-  connect();
+  if (when == Connect::Now) connect();
 }
 
 RedisConnection::~RedisConnection() {

@@ -28,8 +28,11 @@ class RedisConnection {
     std::chrono::milliseconds connect{1000};
     std::chrono::milliseconds read{1000};
   };
-  // Connects; StoreError naming the address and the reason when it cannot within the timeout.
-  RedisConnection(RedisAddress address, Timeouts timeouts);
+  // Now: connects here (StoreError naming the address and the reason when it cannot within the
+  // timeout). AtFirstCommand: connects at the first command, so that a connection can be made
+  // while its server is down (the command is then the StoreError).
+  enum class Connect { Now, AtFirstCommand };
+  RedisConnection(RedisAddress address, Timeouts timeouts, Connect when = Connect::Now);
   ~RedisConnection();
   RedisConnection(const RedisConnection&) = delete;
   RedisConnection& operator=(const RedisConnection&) = delete;

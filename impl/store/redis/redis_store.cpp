@@ -25,7 +25,8 @@ const RedisClaim& redis_claim(const StoreClaim& claim) {
 RedisStore::RedisStore(RedisAddress address, RedisStoreOptions options)
     : address_(std::move(address)),
       options_(options),
-      connection_(address_, RedisConnection::Timeouts{.connect = options.connect_timeout, .read = options.read_timeout}) {}
+      connection_(address_, RedisConnection::Timeouts{.connect = options.connect_timeout, .read = options.read_timeout},
+                  RedisConnection::Connect::AtFirstCommand) {}
 
 std::string RedisStore::key(std::string_view kind, const EntryId& id) const {
   return address_.space + ":" + std::string(kind) + ":" + id_part(id);

@@ -41,7 +41,9 @@ struct RedisStoreOptions {
 
 class RedisStore final : public ResultsStore {
  public:
-  // Connects (StoreError naming the address and the reason when it cannot).
+  // Connects at its first command: a server that is down when the store is made (or later) is a
+  // StoreError of each command until it answers (the autotuner then tunes locally, with one
+  // warning: the documented policy), and one that comes up serves the next command.
   explicit RedisStore(RedisAddress address, RedisStoreOptions options = {});
 
   std::optional<std::string> read(const EntryId& id) override;
