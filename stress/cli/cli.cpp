@@ -128,15 +128,20 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
                     "redis://HOST:PORT/NS or unix:///SOCKET[#NS] (each round in a namespace of its own)")
       ->check(validator(store_location, "DIR|redis://HOST:PORT/NS|unix:///SOCKET"));
   stress.add_flag("--restart", options.restart,
-                  "after the processes end, run a second generation on the same store")
-      ->needs("--store");
+                  "after the processes end, run a second generation on the same store (needs --store or --restart-store)");
   add_rate_flag(stress, "--kill-owners", options.kill_owners,
                 "the chance that a worker process is killed (SIGKILL) while it benches, its attempt in flight");
+  stress.add_flag("--restart-store", options.restart_store,
+                  "the processes' store is a redis-server of the run's own (AOF on), killed with SIGKILL between "
+                  "the generations of --restart and started again on its data: the second must tune nothing")
+      ->needs("--restart")
+      ->excludes("--store");
   stress.add_flag("--store-down", options.store_down,
                   "the processes' store is a Redis server that is not there: every store step fails, each process "
                   "tunes locally (the store-failure policy), and each is judged on its own")
       ->excludes("--store")
-      ->excludes("--restart");
+      ->excludes("--restart")
+      ->excludes("--restart-store");
   add_rate_flag(stress, "--pause-owners", options.pause_owners,
                 "the chance that a worker process is stopped (SIGSTOP) while it benches, for half the watchdog's limit "
                 "(twice a Redis lease), then continued: a paused owner's lease runs out, and it must not publish");
@@ -197,15 +202,19 @@ void apply_scenario(const CLI::App& stress, StressOptions& options) {
 
 // What a Redis store cannot do, and what several hosts need.
 void check_store_flags(const StressOptions& options) {
-  const bool redis = options.store_down || (options.store && names_redis_store(*options.store));
+  if (options.restart && !options.store && !options.temporary_store && !options.restart_store)
+    throw CLI::ValidationError("--restart", "needs a store to restart on: give --store DIR|redis://...|unix://... or --restart-store");
+  const bool redis = options.store_down || options.restart_store || (options.store && names_redis_store(*options.store));
   if (options.hosts > 1 && !redis)
     throw CLI::ValidationError("--hosts", "several hosts share a store only through a server: give --store redis://HOST:PORT/NS or unix:///SOCKET");
   if (options.hosts * options.processes > kMaxProcesses)
     throw CLI::ValidationError("--hosts", "--hosts times --processes is more than " + std::to_string(kMaxProcesses) + " worker processes");
-  if (options.store_down && !this_build_has_redis())
-    throw CLI::ValidationError("--store-down", "this build has no Redis store (hiredis was not found when it was configured)");
-  if (options.store_down && options.temporary_store)
-    throw CLI::ValidationError("--store-down", "subject " + options.subject + "'s scenario runs on a directory store of its own");
+  for (const auto& [flag, given] : {std::pair{"--store-down", options.store_down}, std::pair{"--restart-store", options.restart_store}})
+    if (given && !this_build_has_redis())
+      throw CLI::ValidationError(flag, "this build has no Redis store (hiredis was not found when it was configured)");
+  if ((options.store_down || options.restart_store) && options.temporary_store)
+    throw CLI::ValidationError(options.store_down ? "--store-down" : "--restart-store",
+                               "subject " + options.subject + "'s scenario runs on a directory store of its own");
   if (redis && options.damage_store)
     throw CLI::ValidationError("--damage-store", "damages a directory store's files; this run's store is a Redis server");
 }

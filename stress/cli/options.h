@@ -52,9 +52,11 @@ struct StressOptions {
   bool damage_store = false;          // damage the entries between generations (needs `restart`)
 
   // The run forks worker processes (process_round.h): several, or one on a store.
+  bool restart_store = false;         // the run's own redis-server, killed and started again on its
+                                      // data between the generations (needs `restart`, no `store`)
   bool store_down = false;            // a Redis store with no server at all (round_store.h); not
                                       // with `store` or `restart`
-  bool forks_workers() const { return processes > 1 || hosts > 1 || store || temporary_store || store_down; }
+  bool forks_workers() const { return processes > 1 || hosts > 1 || store || temporary_store || store_down || restart_store; }
 };
 
 struct CheckOptions {

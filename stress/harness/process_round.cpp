@@ -232,6 +232,16 @@ RoundResult run_process_round(const StressOptions& options, const SubjectInfo& s
         return RoundResult{.trace = {}, .incomplete = error.what(), .faults = faults};
       }
     }
+    // --restart-store: the server dies with SIGKILL and comes back on its AOF; nothing the first
+    // generation published may be lost (R3 counts a load as a success).
+    if (generation > 0 && options.restart_store) {
+      try {
+        made->restart_server();
+        ++faults.store_restarts;
+      } catch (const std::exception& error) {
+        return RoundResult{.trace = {}, .incomplete = std::string("restarting the store's server: ") + error.what(), .faults = faults};
+      }
+    }
     GenerationEnd end = run_generation(run, generation * options.hosts * options.processes, kills);
     faults.killed_processes += end.killed;
     faults.paused_processes += end.paused;

@@ -3,10 +3,26 @@
 #include <string>
 
 #include "impl/store/redis/redis_store.h"
+#include "stress/harness/redis_server_process.h"
 
 namespace safetune::stress {
 
 bool this_build_has_redis() { return true; }
+
+namespace {
+
+class OwnServer final : public OwnRedisServer {
+ public:
+  std::string address() const override { return server_.address(); }
+  void kill_and_restart() override { server_.kill_and_restart(); }
+
+ private:
+  RedisServerProcess server_;
+};
+
+}  // namespace
+
+std::unique_ptr<OwnRedisServer> start_own_redis_server() { return std::make_unique<OwnServer>(); }
 
 std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds lease) {
   return std::make_unique<RedisStore>(address, RedisStoreOptions{.lease = lease});

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 
 #include "impl/store/redis/redis_address.h"
 #include "impl/store/results_store.h"
@@ -11,6 +12,18 @@
 namespace safetune::stress {
 
 bool this_build_has_redis();
+
+// A redis-server that the run starts itself (--restart-store), on a Unix socket in a temporary
+// folder with AOF on (redis_server_process.h): killed with SIGKILL and started again on its data
+// between the generations. Stopped when it goes.
+class OwnRedisServer {
+ public:
+  virtual ~OwnRedisServer() = default;
+  virtual std::string address() const = 0;
+  virtual void kill_and_restart() = 0;
+};
+// std::runtime_error when it cannot be started.
+std::unique_ptr<OwnRedisServer> start_own_redis_server();
 
 // A worker's connection to the store at `address` (its namespace the round's), its claims leases
 // of `lease`. StoreError naming the address when the server cannot be reached.

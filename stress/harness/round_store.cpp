@@ -9,7 +9,6 @@
 #include "impl/store/directory_store.h"
 #include "impl/store/redis/redis_address.h"
 #include "stress/cli/options.h"
-#include "stress/harness/redis_space.h"
 
 namespace safetune::stress {
 namespace {
@@ -58,16 +57,18 @@ RoundStore::RoundStore(const StressOptions& options, std::uint64_t round) {
     lease_ = lease_for(options.watchdog_seconds);
     return;
   }
-  if (!options.store) return;
-  if (names_redis_store(*options.store)) {
-    const RedisAddress address = round_address(*options.store, round);
+  if (options.restart_store) own_server_ = start_own_redis_server();
+  const std::optional<std::string> store = own_server_ ? std::optional(own_server_->address()) : options.store;
+  if (!store) return;
+  if (names_redis_store(*store)) {
+    const RedisAddress address = round_address(*store, round);
     check_redis_server(address);  // a run on a server that is not there proves nothing
     redis_ = address.show();
     lease_ = lease_for(options.watchdog_seconds);
     return;
   }
   // The directory is this command's own: whatever an earlier run left in round-N goes.
-  const std::string dir = *options.store + "/round-" + std::to_string(round);
+  const std::string dir = *store + "/round-" + std::to_string(round);
   fs::remove_all(dir);
   fs::create_directories(dir);
   directory_ = dir;
@@ -82,6 +83,10 @@ RoundStore::~RoundStore() {
   } catch (const std::exception& error) {
     std::cerr << "safetune stress: the round's keys were left on the server: " << error.what() << '\n';
   }
+}
+
+void RoundStore::restart_server() {
+  if (own_server_) own_server_->kill_and_restart();
 }
 
 std::unique_ptr<ResultsStore> RoundStore::open(const std::optional<std::string>& journal) const {

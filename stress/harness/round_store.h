@@ -6,6 +6,8 @@
 //     ends. Its leases last a quarter of the watchdog's limit (at most the store's default): a
 //     killed owner then blocks its waiters for at most that, so the watchdog never reads the wait
 //     for its lease as a hang.
+//   - with --restart-store, a Redis store on a redis-server that the round starts itself (AOF on),
+//     and kills and starts again on its data between the generations (restart_server);
 //   - with --store-down, a Redis store with no server at all (a socket path in an empty temporary
 //     folder): every store step fails, and the workers follow the store-failure policy.
 // Each round's store starts empty: every entry a worker loads was published in the round (the
@@ -20,6 +22,7 @@
 
 #include "impl/posix/temp_directory.h"
 #include "impl/store/results_store.h"
+#include "stress/harness/redis_space.h"
 
 namespace safetune::stress {
 
@@ -48,12 +51,15 @@ class RoundStore {
   // A worker's own connection to the store (`journal`: where a directory store records what it
   // made durable, for --restart's power loss). Null when the run has no store.
   std::unique_ptr<ResultsStore> open(const std::optional<std::string>& journal) const;
+  // --restart-store: SIGKILL the round's own server, and start it again on the same data.
+  void restart_server();
 
  private:
   std::optional<std::string> directory_;
   std::optional<std::string> redis_;  // the round's address, its own namespace in it
   std::chrono::milliseconds lease_{};
   std::optional<posix::TempDirectory> no_server_;  // --store-down: where no server listens
+  std::unique_ptr<OwnRedisServer> own_server_;      // --restart-store: the round's own server
 };
 
 }  // namespace safetune::stress

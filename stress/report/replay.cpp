@@ -30,6 +30,7 @@ std::string replay_command(const StressOptions& options, std::optional<std::uint
   if (options.hosts > 1) line << " --hosts " << options.hosts;
   if (options.store) line << " --store " << *options.store;
   if (options.store_down) line << " --store-down";
+  if (options.restart_store) line << " --restart-store";
   if (options.restart) line << " --restart";
   if (options.damage_store) line << " --damage-store";
   if (options.kill_owners > 0) line << " --kill-owners " << exact(options.kill_owners);

@@ -73,6 +73,8 @@ nlohmann::json stress_json(const StressSummary& summary) {
                {"hosts", options.hosts},
                {"store", options.store ? nlohmann::json(*options.store) : nlohmann::json(nullptr)},
                {"store_down", options.store_down},
+               {"restart_store", options.restart_store},
+               {"store_restarts", summary.faults.store_restarts},
                {"restart", options.restart},
                {"kill_owners", options.kill_owners},
                {"killed_processes", summary.faults.killed_processes},
@@ -101,8 +103,10 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
               ? "\nprocesses: " + std::to_string(options.processes) +
                     (options.hosts > 1 ? " on each of " + std::to_string(options.hosts) + " hosts" : "") +
                     (options.restart ? " (and a restart)" : "") +
-                    "\nstore: " + (options.store_down ? std::string("a Redis server that is not there (--store-down): each process judged on its own")
-                                                      : options.store.value_or("none (each process in memory)")) +
+                    "\nstore: " + (options.store_down      ? std::string("a Redis server that is not there (--store-down): each process judged on its own")
+                     : options.restart_store ? std::string("a redis-server of the run's own, killed and started again between the generations (") +
+                                                   std::to_string(summary.faults.store_restarts) + " restart(s))"
+                                             : options.store.value_or("none (each process in memory)")) +
                     "\nfaults: " + std::to_string(summary.faults.killed_processes) + " process(es) killed mid-bench, " +
                     std::to_string(summary.faults.paused_processes) + " paused mid-bench, " +
                     std::to_string(summary.faults.damaged_entries) + " entries damaged, " +

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "impl/store/redis/redis_connection.h"
 #include "tests/store/redis_server.h"
 #include "tests/store/stress_json.h"
 #include "tests/stress/run_binary.h"
@@ -100,6 +101,20 @@ TEST(StressRedis, PausedOwnersAreFencedOffAndTheirAttemptsEndAsLeaseLost) {
   EXPECT_GT(paused, 0) << "no seed paused an owner: the fault was not injected";
 }
 
+// --restart-store: the run's own redis-server (AOF on, fsynced at every write) is killed with
+// SIGKILL between the generations and started again on its data: the second generation loads every
+// winner and benches nothing. (With AOF off, the same runs fail by R3: the entries are gone.)
+TEST(StressRedis, AServerKilledAndRestartedOnItsAofLosesNoPublishedWinner) {
+  for (int seed = 1; seed <= 3; ++seed) {
+    const auto json = run_json("--hosts 2 --processes 3 --threads 4 --keys 4 --configs 8 --calls 30 --restart --restart-store --seed " +
+                                   std::to_string(seed), 0);
+    EXPECT_EQ(json.at("verdict"), "pass") << "seed " << seed;
+    EXPECT_EQ(json.at("store_restarts"), 1) << "seed " << seed;
+    EXPECT_EQ(json.at("successful_tunings"), 4) << "seed " << seed;
+    EXPECT_EQ(json.at("benches"), 4 * 8) << "seed " << seed << ": the second generation benched nothing";
+  }
+}
+
 // A server that is not there: the run cannot record its workers' store steps, so it is
 // incomplete (exit 3), and says which server, rather than passing or blaming the subject.
 TEST(StressRedis, NoServerIsAnIncompleteRunThatNamesIt) {
@@ -130,6 +145,9 @@ TEST(StressRedis, StoreDownFlagsThatMakeNoSenseAreUsageErrors) {
   EXPECT_EQ(run_safetune("stress --store-down --store /tmp").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --store-down --processes 2 --restart").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --store-down --subject store-last-writer-wins").exit_code, 2);
+  EXPECT_EQ(run_safetune("stress --restart-store --processes 2").exit_code, 2);  // needs --restart
+  EXPECT_EQ(run_safetune("stress --restart-store --restart --store /tmp").exit_code, 2);
+  EXPECT_EQ(run_safetune("stress --restart-store --restart --store-down").exit_code, 2);
 }
 
 }  // namespace
