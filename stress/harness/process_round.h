@@ -1,9 +1,12 @@
-// A round of `safetune stress --processes P [--store DIR] [--restart]`: P worker processes, each
-// running its own generated program (seed + its process number) with --threads threads on its
-// own streams, all on one directory store (DIR/round-N, fresh for the round); with --restart, P
-// more after them on the same store. Each process records its white-box trace with the round's
-// shared time origin; the files merge by t_ns (model/trace_merge.h) into the round's one trace,
-// which the model checks as one run: R2 and R3 then count tunings per machine.
+// A round of `safetune stress --processes P [--hosts H] [--store DIR|redis://...] [--restart]`:
+// H x P worker processes (H groups with host names of their own), each running its own generated
+// program (seed + its process number) with --threads threads on its own streams, all on one
+// store, fresh for the round (round_store.h); with --restart, as many more after them on the same
+// store. Each process records its white-box trace with the round's shared time origin; the files
+// merge by t_ns (model/trace_merge.h) into the round's one trace, which the model checks as one
+// run: R2 and R3 then count tunings per store (a machine's, or a cluster's). The faults:
+// --kill-owners and --pause-owners (owner_kills.h), --damage-store and a power loss between the
+// generations of a directory store, --restart-store and --store-down (round_store.h).
 //
 // A worker's own watchdog writes its trace so far and ends it when it stalls, so a hang anywhere
 // in the process group shows as R7 in the merged trace, and the round never hangs. A worker that

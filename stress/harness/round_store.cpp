@@ -1,6 +1,7 @@
 #include "stress/harness/round_store.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <random>
