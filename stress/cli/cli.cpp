@@ -143,8 +143,8 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
       ->excludes("--restart")
       ->excludes("--restart-store");
   add_rate_flag(stress, "--pause-owners", options.pause_owners,
-                "the chance that a worker process is stopped (SIGSTOP) while it benches, for half the watchdog's limit "
-                "(twice a Redis lease), then continued: a paused owner's lease runs out, and it must not publish");
+                "the chance that a worker process is stopped (SIGSTOP) while it benches, for twice a Redis lease "
+                "(half the watchdog's limit), then continued: a paused owner's lease runs out, and it must not publish");
   stress.add_flag("--damage-store", options.damage_store,
                   "between the generations, truncate, corrupt and swap the published entries")
       ->needs("--restart");
@@ -211,7 +211,7 @@ void check_store_flags(const StressOptions& options) {
     throw CLI::ValidationError("--hosts", "--hosts times --processes is more than " + std::to_string(kMaxProcesses) + " worker processes");
   for (const auto& [flag, given] : {std::pair{"--store-down", options.store_down}, std::pair{"--restart-store", options.restart_store}})
     if (given && !this_build_has_redis())
-      throw CLI::ValidationError(flag, "this build has no Redis store (hiredis was not found when it was configured)");
+      throw CLI::ValidationError(flag, kNoRedisInThisBuild);
   if ((options.store_down || options.restart_store) && options.temporary_store)
     throw CLI::ValidationError(options.store_down ? "--store-down" : "--restart-store",
                                "subject " + options.subject + "'s scenario runs on a directory store of its own");

@@ -13,6 +13,7 @@
 
 #include "impl/posix/write_all.h"
 #include "stress/harness/dice.h"
+#include "stress/harness/round_store.h"
 
 namespace safetune::stress {
 
@@ -31,7 +32,7 @@ int pause_point(const StressOptions& options, std::uint64_t round, int process) 
 }
 
 std::chrono::milliseconds pause_length(const StressOptions& options) {
-  return std::chrono::milliseconds(static_cast<std::int64_t>(options.watchdog_seconds * 500));
+  return 2 * stress_lease(options);
 }
 
 namespace {

@@ -28,8 +28,8 @@ namespace safetune::stress {
 int kill_point(const StressOptions& options, std::uint64_t round, int process);
 // The same for --pause-owners (0: not paused; n: paused at its n-th bench).
 int pause_point(const StressOptions& options, std::uint64_t round, int process);
-// How long a paused worker stays stopped: half the watchdog's limit, twice a Redis store's lease
-// in a stress run (round_store.h), so that the lease runs out and no watchdog reads a hang.
+// How long a paused worker stays stopped: twice a stress run's Redis lease (round_store.h), so
+// that the lease runs out; half the watchdog's limit by default, so no watchdog reads a hang.
 std::chrono::milliseconds pause_length(const StressOptions& options);
 
 // A worker process of a generation, as its parent sees it.

@@ -12,6 +12,8 @@
 namespace safetune::stress {
 
 bool this_build_has_redis();
+// Why a build without the Redis store cannot use one, for every message that says so.
+inline constexpr const char* kNoRedisInThisBuild = "this build has no Redis store (hiredis was not found when it was configured)";
 
 // A redis-server that the run starts itself (--restart-store), on a Unix socket in a temporary
 // folder with AOF on (redis_server_process.h): killed with SIGKILL and started again on its data

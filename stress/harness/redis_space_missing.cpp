@@ -7,7 +7,7 @@ namespace safetune::stress {
 namespace {
 
 [[noreturn]] void missing(const RedisAddress& address) {
-  throw std::runtime_error(address.show() + ": this build has no Redis store (hiredis was not found when it was configured)");
+  throw std::runtime_error(address.show() + ": " + kNoRedisInThisBuild);
 }
 
 }  // namespace

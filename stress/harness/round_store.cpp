@@ -31,20 +31,19 @@ RedisAddress round_address(const std::string& store, std::uint64_t round) {
   return address;
 }
 
-// A quarter of the watchdog's limit, from 100 ms up to the store's default lease.
-std::chrono::milliseconds lease_for(double watchdog_seconds) {
-  const auto quarter = std::chrono::milliseconds(static_cast<std::int64_t>(watchdog_seconds * 250));
+}  // namespace
+
+std::chrono::milliseconds stress_lease(const StressOptions& options) {
+  const auto quarter = std::chrono::milliseconds(static_cast<std::int64_t>(options.watchdog_seconds * 250));
   return std::clamp(quarter, std::chrono::milliseconds(100), std::chrono::milliseconds(10000));
 }
-
-}  // namespace
 
 bool names_redis_store(const std::string& store) { return RedisAddress::looks_like_redis(store); }
 
 std::string redis_store_problem(const std::string& store) {
   try {
     const RedisAddress address = RedisAddress::parse(store);
-    if (!this_build_has_redis()) return address.show() + ": this build has no Redis store (hiredis was not found when it was configured)";
+    if (!this_build_has_redis()) return address.show() + ": " + kNoRedisInThisBuild;
     return "";
   } catch (const std::invalid_argument& error) {
     return error.what();
@@ -55,7 +54,7 @@ RoundStore::RoundStore(const StressOptions& options, std::uint64_t round) {
   if (options.store_down) {
     no_server_.emplace("safetune-store-down");
     redis_ = "unix://" + no_server_->path() + "/no-server.sock";
-    lease_ = lease_for(options.watchdog_seconds);
+    lease_ = stress_lease(options);
     return;
   }
   if (options.restart_store) own_server_ = start_own_redis_server();
@@ -65,7 +64,7 @@ RoundStore::RoundStore(const StressOptions& options, std::uint64_t round) {
     const RedisAddress address = round_address(*store, round);
     check_redis_server(address);  // a run on a server that is not there proves nothing
     redis_ = address.show();
-    lease_ = lease_for(options.watchdog_seconds);
+    lease_ = stress_lease(options);
     return;
   }
   // The directory is this command's own: whatever an earlier run left in round-N goes.

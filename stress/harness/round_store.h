@@ -35,6 +35,11 @@ bool names_redis_store(const std::string& store);
 // Redis store); empty when it can. For the command line's check of --store.
 std::string redis_store_problem(const std::string& store);
 
+// A stress run's Redis lease: a quarter of the watchdog's limit, from 100 ms up to the store's
+// default lease. --pause-owners pauses for twice it (owner_kills.h), so a paused owner's lease runs
+// out, and a killed owner blocks its waiters for no longer, so the watchdog reads no hang.
+std::chrono::milliseconds stress_lease(const StressOptions& options);
+
 class RoundStore {
  public:
   // The round's fresh store, or none when the run has no --store. std::runtime_error (StoreError
@@ -45,7 +50,6 @@ class RoundStore {
   RoundStore(const RoundStore&) = delete;
   RoundStore& operator=(const RoundStore&) = delete;
 
-  bool exists() const { return directory_ || redis_; }
   // The round's folder, for a directory store (what --damage-store and a power loss act on).
   const std::optional<std::string>& directory() const { return directory_; }
   // A worker's own connection to the store (`journal`: where a directory store records what it
