@@ -386,7 +386,7 @@ std::vector<Violation> finish(State state) {
   }
   finish_choices(state, found, [](State& settled, Choice& choice) {
     settle_all_pending(settled, choice);
-    judge_overlaps_at_end(choice);
+    judge_deferred_at_end(choice);
   });
   for (const auto& [seq, call] : state.calls) {
     const KeyChoices& key = state.keys.at(call.key);

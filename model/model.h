@@ -79,8 +79,19 @@ struct Overlap {
   std::int64_t begin_seq = 0;  // the later attempt's tune_begin
   std::string message{};       // R2's message, as it would have been given at that tune_begin
   std::string state_before{};  // and the state just before it
-  bool counted = false;        // counted as a duplicate tuning already (R3 at the same tune_begin)
+  bool counted = false;        // counted as a duplicate tuning already (R3 of the same tune_begin)
   bool operator==(const Overlap&) const = default;
+};
+
+// An attempt of a process that began after a success of its key (white-box): R3, unless it turns
+// out to have lost its lease, its owner paused between taking the lease and its tune_begin
+// (model_lease.cpp). Judged when it ends.
+struct LateRepeat {
+  std::int64_t success_seq = 0;  // the success it repeats
+  std::string message{};         // R3's message, as it would have been given at its tune_begin
+  std::string state_before{};    // and the state just before it
+  bool counted = false;          // counted as a duplicate tuning already (R2 of the same tune_begin)
+  bool operator==(const LateRepeat&) const = default;
 };
 
 // One tuning attempt in flight, in one choice. White-box: from tune_begin to tune_end (or its
@@ -90,6 +101,7 @@ struct Attempt {
   ThreadName owner{};
   std::int64_t owner_call = 0;  // the begin seq of the owning call
   std::vector<Overlap> overlapped_by{};
+  std::optional<LateRepeat> late_repeat{};
   bool operator==(const Attempt&) const = default;
 };
 

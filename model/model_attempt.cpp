@@ -169,27 +169,38 @@ void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id) {
   const bool overlaps = !choice.in_flight.empty();
   const bool repeats = choice.succeeded_since_invalidate;
   auto when = [&] { return id != 0 ? "at " + seq_text(e.seq) : "before " + seq_text(e.seq); };
-  bool deferred = false;
+  const bool overlap_deferred = overlaps && may_yet_lose_its_lease(step.state, choice.in_flight.back(), call.thread);
+  const bool repeat_deferred = repeats && may_hold_a_lease(step.state, call.thread);
+  const std::string state_before =
+      overlap_deferred || repeat_deferred ? describe(step.state, call.key, call.thread, &choice) : "";
   if (overlaps) {
     Attempt& other = choice.in_flight.back();
     const std::string message = thread_text(call.thread) + " began an attempt on " + call.key.show() + " " + when() +
                                 " while " + thread_text(other.owner) + "'s attempt (" + seq_text(other.id) + ") was in flight";
-    deferred = may_yet_lose_its_lease(step.state, other, call.thread);
-    if (deferred) {
+    if (overlap_deferred)
       other.overlapped_by.push_back(Overlap{.begin_seq = e.seq,
                                             .message = message,
-                                            .state_before = describe(step.state, call.key, call.thread, &choice),
-                                            .counted = repeats});
-    } else {
+                                            .state_before = state_before,
+                                            .counted = repeats && !repeat_deferred});
+    else
       report_in_choice(step, Rule::R2, {other.id != 0 ? other.id : other.owner_call, e.seq}, message);
-    }
   }
-  if (repeats) report_in_choice(step, Rule::R3, {choice.last_success_seq, e.seq},
-                                thread_text(call.thread) + " began a new attempt on " + call.key.show() + " " + when() +
-                                    " although an attempt succeeded at " + seq_text(choice.last_success_seq) +
-                                    " with no invalidate since" + choice.r3_note);
-  if ((overlaps && !deferred) || repeats) ++choice.duplicate_tunings;
-  choice.in_flight.push_back(Attempt{.id = id, .owner = call.thread, .owner_call = call.begin_seq});
+  std::optional<LateRepeat> late_repeat;
+  if (repeats) {
+    const std::string message = thread_text(call.thread) + " began a new attempt on " + call.key.show() + " " + when() +
+                                " although an attempt succeeded at " + seq_text(choice.last_success_seq) +
+                                " with no invalidate since" + choice.r3_note;
+    if (repeat_deferred)
+      late_repeat = LateRepeat{.success_seq = choice.last_success_seq,
+                               .message = message,
+                               .state_before = state_before,
+                               .counted = overlaps && !overlap_deferred};
+    else
+      report_in_choice(step, Rule::R3, {choice.last_success_seq, e.seq}, message);
+  }
+  if ((overlaps && !overlap_deferred) || (repeats && !repeat_deferred)) ++choice.duplicate_tunings;
+  choice.in_flight.push_back(
+      Attempt{.id = id, .owner = call.thread, .owner_call = call.begin_seq, .late_repeat = std::move(late_repeat)});
   CallView& view = choice.views[call.begin_seq];
   view.owned = Ownership::InFlight;
   view.owned_attempt_id = id;
@@ -203,7 +214,7 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
                          [&](const Attempt& a) { return a.owner_call == call.begin_seq; });
   const Attempt attempt = *it;
   choice.in_flight.erase(it);
-  judge_overlaps(step, attempt, "ended");
+  judge_deferred(step, attempt, "ended");
   CallView& view = choice.views[call.begin_seq];
   view.owned = winner ? Ownership::Succeeded : Ownership::Failed;
   view.owned_winner = winner;

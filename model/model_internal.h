@@ -132,18 +132,21 @@ Attempt* attempt_owned_by(Choice& choice, std::int64_t owner_call);
 // White-box: the attempt that `thread` owns on the key in `choice`, the latest first; null if none.
 Attempt* attempt_of_thread(Choice& choice, const ThreadName& thread);
 
-// --- leases: lease_lost, and the R2 overlaps it excuses (model_lease.cpp) ---
+// --- leases: lease_lost, and the R2 and R3 it excuses (model_lease.cpp) ---
 void on_lease_lost(StepContext& step);
 // A tune_end of `call`'s attempt that lost its lease: R12 when it publishes.
 void on_tune_end_after_lease_lost(StepContext& step, OpenCall& call);
+// White-box: an attempt that `owner`, a thread of a process, begins may hold a lease, and lose it.
+// Its R3 is judged when it ends (Attempt::late_repeat).
+bool may_hold_a_lease(const State& state, const ThreadName& owner);
 // White-box: an attempt of `newcomer`'s process beginning over `in_flight`, of another process,
 // is R2 only if `in_flight` ends otherwise than by losing its lease (Attempt::overlapped_by).
 bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const ThreadName& newcomer);
 // In the choice being advanced: `ended` ended (`how`: "ended", "was abandoned") still holding its
-// lease, so each attempt that began over it broke R2.
-void judge_overlaps(StepContext& step, const Attempt& ended, std::string_view how);
+// lease, so each attempt that began over it broke R2, and it broke R3 if it began after a success.
+void judge_deferred(StepContext& step, const Attempt& ended, std::string_view how);
 // End of trace: the same for the attempts still in flight.
-void judge_overlaps_at_end(Choice& choice);
+void judge_deferred_at_end(Choice& choice);
 
 // --- launches: R5, R6, R8, R9 (model_launch.cpp) ---
 void on_launch(StepContext& step);

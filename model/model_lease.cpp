@@ -1,5 +1,5 @@
-// Leases in the model: a `lease_lost` event and the overlaps it excuses (docs/rules.md, "Across
-// processes").
+// Leases in the model: a `lease_lost` event, and the overlaps (R2) and late repeats (R3) it excuses
+// (docs/rules.md, "Across processes").
 //
 // With a store that grants an attempt by lease (Redis: DESIGN.md, "Across processes"), an owner
 // that stops renewing it (paused, slow, cut off from the server) is taken over by another process
@@ -13,36 +13,70 @@
 // only once that attempt ends otherwise than by losing its lease: with a tune_end (it still held
 // the key), with its process's exit, or still in flight when the trace ends. Within one process
 // there is no lease, and R2 is judged at once (begin_attempt).
+//
+// The same pause, taken between the claim of the lease and the tune_begin, puts a tune_begin after
+// the success of whoever took over: a late repeat, R3 only once its attempt ends otherwise than by
+// losing its lease. An attempt that really repeats a success still ends so, and is reported then.
+//
+// A tune_begin that breaks both counts one duplicate tuning: whichever of its R2 and R3 is
+// reported first counts it and marks the other as counted.
 #include "model_internal.h"
 
 namespace safetune::model::detail {
 
 namespace {
 
+// The late repeat of the attempt `newcomer` in flight, if it still waits for its judgement.
+LateRepeat* pending_repeat(Choice& choice, std::int64_t newcomer) {
+  for (Attempt& attempt : choice.in_flight)
+    if (attempt.id == newcomer && attempt.late_repeat) return &*attempt.late_repeat;
+  return nullptr;
+}
+
 void report_overlap(Choice& choice, const Overlap& overlap, std::vector<std::int64_t> seqs, const std::string& why) {
   report_with_state(choice.found, Rule::R2, std::move(seqs), overlap.message + ", and " + why, overlap.state_before);
   ++choice.violation_count;
-  if (!overlap.counted) ++choice.duplicate_tunings;
+  if (overlap.counted) return;
+  ++choice.duplicate_tunings;
+  if (LateRepeat* repeat = pending_repeat(choice, overlap.begin_seq)) repeat->counted = true;
+}
+
+void report_late_repeat(Choice& choice, const Attempt& late, std::vector<std::int64_t> seqs, const std::string& why) {
+  const LateRepeat& repeat = *late.late_repeat;
+  report_with_state(choice.found, Rule::R3, std::move(seqs), repeat.message + ", and " + why, repeat.state_before);
+  ++choice.violation_count;
+  if (repeat.counted) return;
+  ++choice.duplicate_tunings;
+  for (Attempt& other : choice.in_flight)
+    for (Overlap& overlap : other.overlapped_by)
+      if (overlap.begin_seq == late.id) overlap.counted = true;
 }
 
 }  // namespace
 
+bool may_hold_a_lease(const State& state, const ThreadName& owner) {
+  return state.header.white_box && owner.process.has_value();
+}
+
 bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const ThreadName& newcomer) {
-  return state.header.white_box && in_flight.owner.process && newcomer.process &&
-         *in_flight.owner.process != *newcomer.process;
+  return may_hold_a_lease(state, in_flight.owner) && newcomer.process && *in_flight.owner.process != *newcomer.process;
 }
 
-void judge_overlaps(StepContext& step, const Attempt& ended, std::string_view how) {
+void judge_deferred(StepContext& step, const Attempt& ended, std::string_view how) {
+  const std::string why = "that attempt " + std::string(how) + " at " + seq_text(step.event.seq) + " without losing its lease";
+  if (ended.late_repeat)
+    report_late_repeat(*step.choice, ended, {ended.late_repeat->success_seq, ended.id, step.event.seq}, why);
   for (const Overlap& overlap : ended.overlapped_by)
-    report_overlap(*step.choice, overlap, {ended.id, overlap.begin_seq, step.event.seq},
-                   "that attempt " + std::string(how) + " at " + seq_text(step.event.seq) + " without losing its lease");
+    report_overlap(*step.choice, overlap, {ended.id, overlap.begin_seq, step.event.seq}, why);
 }
 
-void judge_overlaps_at_end(Choice& choice) {
-  for (const Attempt& attempt : choice.in_flight)
-    for (const Overlap& overlap : attempt.overlapped_by)
-      report_overlap(choice, overlap, {attempt.id, overlap.begin_seq},
-                     "that attempt was still in flight, its lease never lost, at the end of the trace");
+void judge_deferred_at_end(Choice& choice) {
+  const std::string why = "that attempt was still in flight, its lease never lost, at the end of the trace";
+  for (std::size_t i = 0; i < choice.in_flight.size(); ++i) {
+    const Attempt& attempt = choice.in_flight[i];  // reports mark other attempts, never add or remove one
+    if (attempt.late_repeat) report_late_repeat(choice, attempt, {attempt.late_repeat->success_seq, attempt.id}, why);
+    for (const Overlap& overlap : attempt.overlapped_by) report_overlap(choice, overlap, {attempt.id, overlap.begin_seq}, why);
+  }
 }
 
 void on_lease_lost(StepContext& step) {

@@ -123,7 +123,7 @@ void abandon_in_choice(StepContext& step, const OpenCall& call) {
   }
   const auto owned = [&](const Attempt& attempt) { return attempt.owner_call == call.begin_seq; };
   for (const Attempt& attempt : choice.in_flight)
-    if (owned(attempt)) judge_overlaps(step, attempt, "was abandoned");
+    if (owned(attempt)) judge_deferred(step, attempt, "was abandoned");
   const auto abandoned = std::erase_if(choice.in_flight, owned);
   if (abandoned > 0 && (choice.entry_rejected || choice.entry_withdrawn)) choice.abandoned_since_rejection = true;
   choice.views.erase(call.begin_seq);
