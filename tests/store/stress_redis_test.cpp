@@ -83,6 +83,24 @@ TEST(StressRedis, OwnersKilledMidBenchAreTakenOverWhenTheirLeaseRunsOut) {
   EXPECT_GT(killed, 0) << "no seed killed an owner: the fault was not injected";
 }
 
+// An owner stopped (SIGSTOP) mid-bench for twice its lease: another process takes the attempt
+// over, and the paused one, continued, is fenced off: its attempt ends as lease_lost, never
+// published (else the model's deferred R2 or R12), and each key has one successful tuning.
+TEST(StressRedis, PausedOwnersAreFencedOffAndTheirAttemptsEndAsLeaseLost) {
+  RedisServer server;
+  int paused = 0;
+  for (int seed = 1; seed <= 4; ++seed) {
+    const auto json = run_json("--hosts 2 --processes 3 --threads 4 --keys 4 --calls 30 --pause-owners 0.5 --seed " +
+                                   std::to_string(seed) + " --store " + server.address(), 0);
+    EXPECT_EQ(json.at("verdict"), "pass") << "seed " << seed;
+    EXPECT_EQ(json.at("successful_tunings"), 4) << "seed " << seed;
+    EXPECT_EQ(json.at("duplicate_tunings"), 0) << "seed " << seed;
+    EXPECT_GE(json.at("lost_leases"), json.at("paused_processes")) << "seed " << seed << ": each paused owner lost its lease";
+    paused += json.at("paused_processes").get<int>();
+  }
+  EXPECT_GT(paused, 0) << "no seed paused an owner: the fault was not injected";
+}
+
 // --restart-store: the run's own redis-server (AOF on, fsynced at every write) is killed with
 // SIGKILL between the generations and started again on its data: the second generation loads every
 // winner and benches nothing. (With AOF off, the same runs fail by R3: the entries are gone.)
