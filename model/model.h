@@ -243,6 +243,10 @@ struct Choice {
   // touches no store, so the process goes on launching its winner, a valid answer for its calls
   // (docs/rules.md, "Across processes"). Within one process it is the published winner.
   std::map<Name, std::string> held{};
+  // The process of the event that made succeeded_since_invalidate true (an attempt's owner, or a
+  // loader); none within one process. R3: an attempt of another process that begins after that
+  // success may have claimed its lease before it (model_lease.cpp).
+  std::optional<Name> succeeded_in{};
   // Not part of the state proper (same_state() leaves them out): what this choice broke so far,
   // how many duplicate tunings it counted, and what R3's message adds (an invalidate that fell
   // while an attempt was in flight, and so did not withdraw that attempt's later winner).

@@ -58,6 +58,10 @@ bool may_hold_a_lease(const State& state, const ThreadName& owner) {
   return state.header.white_box && owner.process.has_value();
 }
 
+bool may_have_claimed_before_the_success(const State& state, const Choice& choice, const ThreadName& newcomer) {
+  return may_hold_a_lease(state, newcomer) && choice.succeeded_in != newcomer.process;
+}
+
 bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const ThreadName& newcomer) {
   return may_hold_a_lease(state, in_flight.owner) && newcomer.process && *in_flight.owner.process != *newcomer.process;
 }

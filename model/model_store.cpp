@@ -72,6 +72,7 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
   if (!choice.loaded) choice.loaded_seq = e.seq;
   choice.loaded = config;
   choice.succeeded_since_invalidate = true;  // R3: a success of the key, published or not before
+  choice.succeeded_in = e.process;
   choice.entry_rejected = false;             // the store holds a valid entry again
   choice.entry_withdrawn = false;
   choice.abandoned_since_rejection = false;
