@@ -142,6 +142,12 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
       ->excludes("--store")
       ->excludes("--restart")
       ->excludes("--restart-store");
+  stress.add_flag("--own-redis", options.own_redis,
+                  "the processes' store is a redis-server of the run's own, started for each round on a Unix socket "
+                  "in a temporary folder (AOF on) and killed at its end")
+      ->excludes("--store")
+      ->excludes("--store-down")
+      ->excludes("--restart-store");
   add_rate_flag(stress, "--pause-owners", options.pause_owners,
                 "the chance that a worker process is stopped (SIGSTOP) while it benches, for twice a Redis lease "
                 "(half the watchdog's limit), then continued: a paused owner's lease runs out, and it must not publish");
@@ -195,16 +201,23 @@ void apply_scenario(const CLI::App& stress, StressOptions& options) {
   if (stress.count("--wait") == 0) options.wait_name = scenario.wait;
   if (stress.count("--reentry") == 0) options.reentry_name = scenario.reentry;
   if (stress.count("--processes") == 0) options.processes = scenario.processes;
-  options.temporary_store = scenario.store && !options.store;
+  options.temporary_store = scenario.store && !scenario.redis && !options.store;
+  options.own_redis = options.own_redis || (scenario.redis && !options.store && !options.restart_store && !options.store_down);
   options.restart = options.restart || scenario.restart;
   options.damage_store = options.damage_store || scenario.damage_store;
+  if (stress.count("--pause-owners") == 0) options.pause_owners = scenario.pause_owners;
+  if (scenario.store && !scenario.redis && options.store && names_redis_store(*options.store))
+    throw CLI::ValidationError("--store", "subject " + options.subject + "'s scenario runs on a directory store: give --store DIR, or no --store");
+  if (scenario.redis && options.store && !names_redis_store(*options.store))
+    throw CLI::ValidationError("--store", "subject " + options.subject + "'s scenario runs on a Redis store: give --store redis://HOST:PORT/NS or unix:///SOCKET, or no --store (the run then starts a redis-server of its own)");
 }
 
 // What a Redis store cannot do, and what several hosts need.
 void check_store_flags(const StressOptions& options) {
-  if (options.restart && !options.store && !options.temporary_store && !options.restart_store)
+  if (options.restart && !options.store && !options.temporary_store && !options.restart_store && !options.own_redis)
     throw CLI::ValidationError("--restart", "needs a store to restart on: give --store DIR|redis://...|unix://... or --restart-store");
-  const bool redis = options.store_down || options.restart_store || (options.store && names_redis_store(*options.store));
+  const bool redis = options.store_down || options.restart_store || options.own_redis ||
+                     (options.store && names_redis_store(*options.store));
   if (options.hosts > 1 && !redis)
     throw CLI::ValidationError("--hosts", "several hosts share a store only through a server: give --store redis://HOST:PORT/NS or unix:///SOCKET");
   if (options.hosts * options.processes > kMaxProcesses)
@@ -212,8 +225,12 @@ void check_store_flags(const StressOptions& options) {
   for (const auto& [flag, given] : {std::pair{"--store-down", options.store_down}, std::pair{"--restart-store", options.restart_store}})
     if (given && !this_build_has_redis())
       throw CLI::ValidationError(flag, kNoRedisInThisBuild);
-  if ((options.store_down || options.restart_store) && options.temporary_store)
-    throw CLI::ValidationError(options.store_down ? "--store-down" : "--restart-store",
+  if (options.own_redis && !this_build_has_redis())
+    throw CLI::ValidationError("--own-redis", std::string("(or subject ") + options.subject + "'s scenario): " + kNoRedisInThisBuild);
+  if ((options.store_down || options.restart_store || options.own_redis) && options.temporary_store)
+    throw CLI::ValidationError(options.store_down      ? "--store-down"
+                               : options.restart_store ? "--restart-store"
+                                                       : "--own-redis",
                                "subject " + options.subject + "'s scenario runs on a directory store of its own");
   if (redis && options.damage_store)
     throw CLI::ValidationError("--damage-store", "damages a directory store's files; this run's store is a Redis server");

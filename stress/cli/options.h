@@ -56,7 +56,12 @@ struct StressOptions {
                                       // data between the generations (needs `restart`, no `store`)
   bool store_down = false;            // a Redis store with no server at all (round_store.h); not
                                       // with `store` or `restart`
-  bool forks_workers() const { return processes > 1 || hosts > 1 || store || temporary_store || store_down || restart_store; }
+  bool own_redis = false;             // --own-redis, or a scenario that wants a Redis store when
+                                      // --store names none: each round starts a redis-server of
+                                      // its own (round_store.h)
+  bool forks_workers() const {
+    return processes > 1 || hosts > 1 || store || temporary_store || store_down || restart_store || own_redis;
+  }
 };
 
 struct CheckOptions {

@@ -57,7 +57,7 @@ RoundStore::RoundStore(const StressOptions& options, std::uint64_t round) {
     lease_ = stress_lease(options);
     return;
   }
-  if (options.restart_store) own_server_ = start_own_redis_server();
+  if (options.restart_store || options.own_redis) own_server_ = start_own_redis_server();
   const std::optional<std::string> store = own_server_ ? std::optional(own_server_->address()) : options.store;
   if (!store) return;
   if (names_redis_store(*store)) {

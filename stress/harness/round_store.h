@@ -7,7 +7,9 @@
 //     killed owner then blocks its waiters for at most that, so the watchdog never reads the wait
 //     for its lease as a hang.
 //   - with --restart-store, a Redis store on a redis-server that the round starts itself (AOF on),
-//     and kills and starts again on its data between the generations (restart_server);
+//     and kills and starts again on its data between the generations (restart_server); so too
+//     for a subject whose scenario wants a Redis store when --store names none (own_redis), but
+//     never restarted;
 //   - with --store-down, a Redis store with no server at all (a socket path in an empty temporary
 //     folder): every store step fails, and the workers follow the store-failure policy.
 // Each round's store starts empty: every entry a worker loads was published in the round (the
@@ -63,7 +65,7 @@ class RoundStore {
   std::optional<std::string> redis_;  // the round's address, its own namespace in it
   std::chrono::milliseconds lease_{};
   std::optional<posix::TempDirectory> no_server_;  // --store-down: where no server listens
-  std::unique_ptr<OwnRedisServer> own_server_;      // --restart-store: the round's own server
+  std::unique_ptr<OwnRedisServer> own_server_;      // --restart-store, own_redis: the round's own server
 };
 
 }  // namespace safetune::stress

@@ -31,6 +31,7 @@ std::string replay_command(const StressOptions& options, std::optional<std::uint
   if (options.store) line << " --store " << *options.store;
   if (options.store_down) line << " --store-down";
   if (options.restart_store) line << " --restart-store";
+  if (options.own_redis) line << " --own-redis";
   if (options.restart) line << " --restart";
   if (options.damage_store) line << " --damage-store";
   if (options.kill_owners > 0) line << " --kill-owners " << exact(options.kill_owners);

@@ -74,6 +74,7 @@ nlohmann::json stress_json(const StressSummary& summary) {
                {"store", options.store ? nlohmann::json(*options.store) : nlohmann::json(nullptr)},
                {"store_down", options.store_down},
                {"restart_store", options.restart_store},
+               {"own_redis", options.own_redis},
                {"store_restarts", summary.faults.store_restarts},
                {"restart", options.restart},
                {"kill_owners", options.kill_owners},
@@ -106,6 +107,7 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
                     "\nstore: " + (options.store_down      ? std::string("a Redis server that is not there (--store-down): each process judged on its own")
                      : options.restart_store ? std::string("a redis-server of the run's own, killed and started again between the generations (") +
                                                    std::to_string(summary.faults.store_restarts) + " restart(s))"
+                     : options.own_redis     ? std::string("a redis-server of the run's own (--own-redis)")
                                              : options.store.value_or("none (each process in memory)")) +
                     "\nfaults: " + std::to_string(summary.faults.killed_processes) + " process(es) killed mid-bench, " +
                     std::to_string(summary.faults.paused_processes) + " paused mid-bench, " +

@@ -97,6 +97,10 @@ struct Scenario {
   bool store = false;
   bool restart = false;       // needs store
   bool damage_store = false;  // needs restart
+  // With store: a Redis store, on a redis-server that the run starts itself unless --store names
+  // one (stress/harness/round_store.h). Not with damage_store (a directory's files).
+  bool redis = false;
+  double pause_owners = 0;    // as --pause-owners, in [0, 1]; > 0 needs store or processes > 1
 };
 
 struct SubjectInfo {

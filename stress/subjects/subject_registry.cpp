@@ -29,6 +29,10 @@
 #include "stress/subjects/stores/stale_lock_store.h"
 #include "stress/subjects/stores/trusting_store.h"
 #include "stress/subjects/subject.h"
+#ifdef SAFETUNE_HAS_REDIS_STORE
+#include "stress/subjects/redis_stores/redis_last_writer_wins_store.h"
+#include "stress/subjects/redis_stores/redis_unfenced_lease_store.h"
+#endif
 #include "stress/subjects/timeout_retune.h"
 #include "stress/subjects/unlocked.h"
 #include "stress/subjects/wrong_argmin.h"
@@ -146,6 +150,22 @@ std::vector<SubjectInfo> builtin_subjects() {
        .make = make_store_subject<NoFsyncStore>,
        .scenario = {.processes = 4, .store = true, .restart = true},
        .caught_by = {"R3", "R12"}},
+#ifdef SAFETUNE_HAS_REDIS_STORE
+      // The reference over a broken Redis store (stress/subjects/redis_stores/), across worker
+      // processes on a redis-server of the run's own.
+      {.name = "redis-last-writer-wins",
+       .bug = "a Redis store of plain GET and SET with no lease: every process that misses tunes, the last SET wins",
+       .white_box = true,
+       .make = make_store_subject<RedisLastWriterWinsStore>,
+       .scenario = {.processes = 4, .store = true, .redis = true},
+       .caught_by = {"R2", "R3"}},
+      {.name = "redis-lease-without-fencing",
+       .bug = "a Redis lease whose publication never checks the owner's token: an owner paused past its lease publishes over the takeover's winner",
+       .white_box = true,
+       .make = make_store_subject<RedisUnfencedLeaseStore>,
+       .scenario = {.processes = 4, .store = true, .redis = true, .pause_owners = 1},
+       .caught_by = {"R2", "R12"}},
+#endif
       {.name = "mini-correct",
        .bug = "none (test-only: the base the broken subjects derive from)",
        .white_box = true,
@@ -213,6 +233,12 @@ std::string scenario_problem(const Scenario& scenario) {
   }
   if (scenario.restart && !scenario.store) return "its scenario restarts with no store to restart on";
   if (scenario.damage_store && !scenario.restart) return "its scenario damages the store with no restart to find it";
+  if (scenario.redis && !scenario.store) return "its scenario asks for a Redis store with no store";
+  if (scenario.redis && scenario.damage_store) return "its scenario damages a directory store's files on a Redis store";
+  if (!(scenario.pause_owners >= 0 && scenario.pause_owners <= 1))
+    return "its scenario's pause_owners " + std::to_string(scenario.pause_owners) + " is not from 0 to 1";
+  if (scenario.pause_owners > 0 && !scenario.store && scenario.processes == 1)
+    return "its scenario pauses owners with no worker processes (no store, one process)";
   return "";
 }
 

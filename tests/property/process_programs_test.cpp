@@ -142,10 +142,12 @@ TEST(ProcessPrograms, HoldForTheReferenceWithKilledOwnersRestartsAndDamagedEntri
       << (failure ? failure->counterexample + "verdict: " + failure->verdict : "");
 }
 
+// The directory store subjects. The Redis ones (their scenarios start a redis-server and pause
+// owners, which these drawn plans do not) are caught by the subject catch table.
 std::vector<std::string> store_subjects() {
   std::vector<std::string> names;
   for (const stress::SubjectInfo& info : stress::subject_registry())
-    if (info.listed && info.bug != "none" && info.scenario.store) names.push_back(info.name);
+    if (info.listed && info.bug != "none" && info.scenario.store && !info.scenario.redis) names.push_back(info.name);
   return names;
 }
 

@@ -150,5 +150,25 @@ TEST(StressRedis, StoreDownFlagsThatMakeNoSenseAreUsageErrors) {
   EXPECT_EQ(run_safetune("stress --restart-store --restart --store-down").exit_code, 2);
 }
 
+// --own-redis: each round starts a redis-server of its own and kills it at its end; a Redis
+// store subject's scenario asks for it when --store names no server.
+TEST(StressRedis, ARunOnAServerOfItsOwnTunesEachKeyOnce) {
+  const auto json = run_json("--own-redis --processes 3 --threads 4 --keys 3 --calls 30 --seconds 1 --seed 5", 0);
+  EXPECT_EQ(json.at("verdict"), "pass");
+  EXPECT_EQ(json.at("own_redis"), true);
+  EXPECT_EQ(json.at("successful_tunings"), 3 * json.at("rounds").get<int>()) << "each round on a fresh server";
+  EXPECT_EQ(json.at("duplicate_tunings"), 0);
+}
+
+TEST(StressRedis, OwnRedisFlagsThatMakeNoSenseAreUsageErrors) {
+  for (const char* flags : {"--own-redis --store /tmp", "--own-redis --store-down", "--own-redis --restart --restart-store",
+                            "--own-redis --processes 2 --restart --damage-store", "--own-redis --hosts 2 --subject store-last-writer-wins",
+                            "--subject redis-last-writer-wins --store /tmp", "--subject store-stale-lock --store unix:///tmp/no.sock"}) {
+    const CommandResult result = run_safetune(std::string("stress ") + flags);
+    EXPECT_EQ(result.exit_code, 2) << flags << ": " << result.out << result.err;
+    EXPECT_FALSE(result.err.empty()) << flags << ": a usage error names what is wrong";
+  }
+}
+
 }  // namespace
 }  // namespace safetune::stress

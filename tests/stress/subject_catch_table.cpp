@@ -90,19 +90,26 @@ std::vector<Outcome> run_all(const std::vector<Job>& jobs) {
   return outcomes;
 }
 
-// The scenario as flags; a store scenario's --store is added per run (store_flag).
+// The scenario as flags; a directory store scenario's --store is added per run (store_flag). A
+// Redis one runs on a redis-server of its own (--own-redis).
 std::string scenario_flags(const Scenario& scenario) {
   std::string flags = "--mix " + scenario.mix + " --wait " + scenario.wait + " --reentry " + scenario.reentry;
   if (scenario.processes > 1) flags += " --processes " + std::to_string(scenario.processes);
+  if (scenario.redis) flags += " --own-redis";
   if (scenario.restart) flags += " --restart";
   if (scenario.damage_store) flags += " --damage-store";
+  if (scenario.pause_owners > 0) {
+    std::ostringstream rate;
+    rate << scenario.pause_owners;  // "1", "0.5": as a user types it
+    flags += " --pause-owners " + rate.str();
+  }
   return flags;
 }
 
-// Each run on a store gets a folder of its own under `stores`: runs go on in parallel, and a
-// round's store (DIR/round-N) is emptied when it starts.
+// Each run on a directory store gets a folder of its own under `stores`: runs go on in parallel,
+// and a round's store (DIR/round-N) is emptied when it starts.
 std::string store_flag(const Scenario& scenario, const std::string& stores, std::size_t run) {
-  return scenario.store ? " --store " + stores + "/run-" + std::to_string(run) : "";
+  return scenario.store && !scenario.redis ? " --store " + stores + "/run-" + std::to_string(run) : "";
 }
 
 int reference_seeds(int seeds) { return std::max(2, seeds / 4); }

@@ -14,7 +14,7 @@
 namespace safetune::stress::subjects {
 
 bool InPlaceStore::publish(const StoreClaim&, const EntryId& id, const std::string& text) {
-  const std::string path = directory_.where(id);
+  const std::string path = store_.where(id);
   const posix::Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (fd.get() < 0 && errno == EEXIST) return false;
   if (fd.get() < 0) throw StoreError("in-place store: cannot create '" + path + "': " + std::strerror(errno));

@@ -16,8 +16,8 @@ class LastWriterWinsStore final : public ForwardingStore {
   std::unique_ptr<StoreClaim> claim(const EntryId&, ClaimMode) override { return std::make_unique<StoreClaim>(); }
   // The bug's second half: whatever is there is moved out of the way, and this one goes in.
   bool publish(const StoreClaim& claim, const EntryId& id, const std::string& text) override {
-    directory_.withdraw(id);
-    return directory_.publish(claim, id, text);
+    store_.withdraw(id);
+    return store_.publish(claim, id, text);
   }
 };
 

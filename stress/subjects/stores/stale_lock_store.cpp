@@ -35,7 +35,7 @@ bool is_stale(const std::string& path) {
 }  // namespace
 
 std::unique_ptr<StoreClaim> StaleLockStore::claim(const EntryId& id, ClaimMode mode) {
-  const std::string path = directory_.directory() + "/" + DirectoryStore::entry_name(id) + ".excl";
+  const std::string path = store_.directory() + "/" + DirectoryStore::entry_name(id) + ".excl";
   for (;;) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) {

@@ -1,7 +1,5 @@
 #include "stress/subjects/stores/store_subject.h"
 
-#include <stdexcept>
-
 #include "stress/subjects/reference_subject.h"
 
 namespace safetune::stress::subjects {
@@ -30,13 +28,6 @@ class ReferenceOverStore final : public Subject {
 
 std::unique_ptr<Subject> make_reference_over(const SubjectEnvironment& environment, std::unique_ptr<ResultsStore> store) {
   return std::make_unique<ReferenceOverStore>(environment, std::move(store));
-}
-
-DirectoryStore& directory_store_of(const SubjectEnvironment& environment) {
-  auto* directory = dynamic_cast<DirectoryStore*>(environment.store);
-  if (directory == nullptr)
-    throw std::invalid_argument("a store subject needs a directory store (--store DIR, or its scenario's own)");
-  return *directory;
 }
 
 }  // namespace safetune::stress::subjects

@@ -10,7 +10,7 @@ TrustingStore::TrustingStore(DirectoryStore& directory, const SubjectEnvironment
 // Whatever entry is there, with this reader's key, schema and fingerprint: only a text that is
 // no JSON at all, or a winner outside the space, still shows as what it is.
 std::optional<std::string> TrustingStore::read(const EntryId& id) {
-  std::optional<std::string> text = directory_.read(id);
+  std::optional<std::string> text = store_.read(id);
   if (!text) return text;
   nlohmann::json entry = nlohmann::json::parse(*text, nullptr, false);
   if (entry.is_discarded() || !entry.is_object() || !entry.contains("winner")) return text;
