@@ -83,9 +83,9 @@ struct Overlap {
   bool operator==(const Overlap&) const = default;
 };
 
-// An attempt of a process that began after a success of its key (white-box): R3, unless it turns
-// out to have lost its lease, its owner paused between taking the lease and its tune_begin
-// (model_lease.cpp). Judged when it ends.
+// An attempt of a process that began after a success of its key in another process (white-box):
+// R3, unless it turns out to have lost its lease, its owner paused between taking the lease and its
+// tune_begin (model_lease.cpp). Judged when it ends.
 struct LateRepeat {
   std::int64_t success_seq = 0;  // the success it repeats
   std::string message{};         // R3's message, as it would have been given at its tune_begin

@@ -15,8 +15,9 @@
 // there is no lease, and R2 is judged at once (begin_attempt).
 //
 // The same pause, taken between the claim of the lease and the tune_begin, puts a tune_begin after
-// the success of whoever took over: a late repeat, R3 only once its attempt ends otherwise than by
-// losing its lease. An attempt that really repeats a success still ends so, and is reported then.
+// the success of whoever took over, in another process: a late repeat, R3 only once its attempt
+// ends otherwise than by losing its lease. An attempt that really repeats a success still ends so,
+// and is reported then. A success in its own process is known in memory: R3 at once.
 //
 // A tune_begin that breaks both counts one duplicate tuning: whichever of its R2 and R3 is
 // reported first counts it and marks the other as counted.
