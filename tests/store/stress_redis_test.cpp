@@ -66,12 +66,17 @@ TEST(StressRedis, ARestartTunesNothingThatTheFirstGenerationPublished) {
   EXPECT_GE(json.at("loads"), 4 * 3);    // each of its processes loaded each key
 }
 
+// Seeds 1 to 4, and more (up to 12) until the fault was injected: whether a process drawn to be
+// killed or paused owns an attempt (and so reaches its fault's bench) is the schedule's, and one
+// process may own every key of a round; 4 seeds alone missed every fault about once in 20 runs.
+bool more_seeds(int seed, int faults) { return seed <= 4 || (faults == 0 && seed <= 12); }
+
 // An owner killed mid-bench holds its lease until it runs out (a quarter of the watchdog's
 // limit): then a waiter takes over, every process ends, and each key has one successful tuning.
 TEST(StressRedis, OwnersKilledMidBenchAreTakenOverWhenTheirLeaseRunsOut) {
   RedisServer server;
   int killed = 0;
-  for (int seed = 1; seed <= 4; ++seed) {
+  for (int seed = 1; more_seeds(seed, killed); ++seed) {
     const auto json = run_json("--hosts 2 --processes 3 --threads 3 --keys 3 --configs 8 --calls 30 --kill-owners 0.5 --seed " +
                                    std::to_string(seed) + " --store " + server.address(), 0);
     EXPECT_EQ(json.at("verdict"), "pass") << "seed " << seed;
@@ -89,7 +94,7 @@ TEST(StressRedis, OwnersKilledMidBenchAreTakenOverWhenTheirLeaseRunsOut) {
 TEST(StressRedis, PausedOwnersAreFencedOffAndTheirAttemptsEndAsLeaseLost) {
   RedisServer server;
   int paused = 0;
-  for (int seed = 1; seed <= 4; ++seed) {
+  for (int seed = 1; more_seeds(seed, paused); ++seed) {
     const auto json = run_json("--hosts 2 --processes 3 --threads 4 --keys 4 --calls 30 --pause-owners 0.5 --seed " +
                                    std::to_string(seed) + " --store " + server.address(), 0);
     EXPECT_EQ(json.at("verdict"), "pass") << "seed " << seed;
