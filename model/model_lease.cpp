@@ -11,7 +11,8 @@
 // So the takeover's tune_begin comes before the lease_lost in the trace, while the old attempt is
 // still in flight there. A tune_begin of another process over an attempt in flight is therefore R2
 // only once that attempt ends otherwise than by losing its lease: with a tune_end (it still held
-// the key), with its process's exit, or still in flight when the trace ends. Within one process
+// the key), or still in flight when the trace ends. Its process's exit excuses it as a lease_lost
+// does: an owner killed after its lease ran out (paused, starved) never learned so. Within one process
 // there is no lease, and R2 is judged at once (begin_attempt).
 //
 // The same pause, taken between the claim of the lease and the tune_begin, puts a tune_begin after

@@ -26,9 +26,6 @@ int kill_point(const StressOptions& options, std::uint64_t round, int process) {
 
 int pause_point(const StressOptions& options, std::uint64_t round, int process) {
   if (options.pause_owners <= 0) return 0;
-  // A process drawn to die is not paused too: killed after its lease ran out and before it learned
-  // so, it records no lease_lost, and the model reads the takeover as R2 (docs/store.md, "A limit of the model").
-  if (kill_point(options, round, process) > 0) return 0;
   Dice dice(draw_seed(options.seed, round, kPauseSalt + static_cast<std::uint64_t>(process)));
   if (!dice.chance(options.pause_owners)) return 0;
   return 1 + dice.below(options.shape.configs);

@@ -26,8 +26,7 @@ namespace safetune::stress {
 // 0: this worker is not killed; n > 0: it is killed at its n-th bench (its first attempt's, when
 // it owns one: n is at most --configs).
 int kill_point(const StressOptions& options, std::uint64_t round, int process);
-// The same for --pause-owners (0: not paused; n: paused at its n-th bench). Never both: a process
-// drawn to be killed is not paused.
+// The same for --pause-owners (0: not paused; n: paused at its n-th bench).
 int pause_point(const StressOptions& options, std::uint64_t round, int process);
 // How long a paused worker stays stopped: twice a stress run's Redis lease (round_store.h), so
 // that the lease runs out; half the watchdog's limit by default, so no watchdog reads a hang.
