@@ -214,7 +214,7 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
                          [&](const Attempt& a) { return a.owner_call == call.begin_seq; });
   const Attempt attempt = *it;
   choice.in_flight.erase(it);
-  judge_deferred(step, attempt, "ended");
+  judge_deferred(step, attempt);
   CallView& view = choice.views[call.begin_seq];
   view.owned = winner ? Ownership::Succeeded : Ownership::Failed;
   view.owned_winner = winner;

@@ -145,9 +145,10 @@ bool may_have_claimed_before_the_success(const State& state, const Choice& choic
 // White-box: an attempt of `newcomer`'s process beginning over `in_flight`, of another process,
 // is R2 only if `in_flight` ends otherwise than by losing its lease (Attempt::overlapped_by).
 bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const ThreadName& newcomer);
-// In the choice being advanced: `ended` ended (`how`: "ended", "was abandoned") still holding its
-// lease, so each attempt that began over it broke R2, and it broke R3 if it began after a success.
-void judge_deferred(StepContext& step, const Attempt& ended, std::string_view how);
+// In the choice being advanced: `ended` ended with a tune_end, still holding its lease, so each
+// attempt that began over it broke R2, and it broke R3 if it began late, after a success. (An
+// exit, like a lease_lost, excuses both: model_lease.cpp.)
+void judge_deferred(StepContext& step, const Attempt& ended);
 // End of trace: the same for the attempts still in flight.
 void judge_deferred_at_end(Choice& choice);
 

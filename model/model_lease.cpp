@@ -68,8 +68,8 @@ bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const 
   return may_hold_a_lease(state, in_flight.owner) && newcomer.process && *in_flight.owner.process != *newcomer.process;
 }
 
-void judge_deferred(StepContext& step, const Attempt& ended, std::string_view how) {
-  const std::string why = "that attempt " + std::string(how) + " at " + seq_text(step.event.seq) + " without losing its lease";
+void judge_deferred(StepContext& step, const Attempt& ended) {
+  const std::string why = "that attempt ended at " + seq_text(step.event.seq) + " without losing its lease";
   if (ended.late_repeat)
     report_late_repeat(*step.choice, ended, {ended.late_repeat->success_seq, ended.id, step.event.seq}, why);
   for (const Overlap& overlap : ended.overlapped_by)
