@@ -65,6 +65,9 @@ bool TraceMerge::fill(Input& input) {
     // back, as two threads' clocks may, is read as the latest t_ns before it in the file.
     input.merge_t_ns = input.merge_t_ns ? std::max(*input.merge_t_ns, *event.t_ns) : *event.t_ns;
   }
+  // Two files are two processes: threads named alike in two files without a `process` field
+  // are different threads, not one (which would read as one thread's re-entrant calls).
+  if (inputs_.size() > 1 && !event.process) event.process = Name::string("file " + std::to_string(file + 1));
   input.next = std::move(event);
   return true;
 }

@@ -9,6 +9,8 @@
 //    t_ns before it in that file. The merged events are numbered 1, 2, ... in the merged order
 //    (their seq), and origin() says where each came from.
 //  * The headers must agree on policies, config spaces and white_box.
+//  * Each file is a process of its own: an event without a `process` field gets the process
+//    "file N" (N its file's place in the list, from 1).
 //
 // TraceMerge streams: it holds one event per file (the next one of each), never the trace. Each
 // next() costs O(files).

@@ -70,6 +70,13 @@ TEST(TraceMerge, OtherwiseMergesByTimeAndNumbersTheMergedOrder) {
   EXPECT_EQ(merge->origin().line, 3);
 }
 
+TEST(TraceMerge, FilesWithoutAProcessFieldAreAProcessEach) {
+  const std::string untagged = R"({"seq":1,"thread":1,"event":"invalidate","kernel":"add","key":"k","t_ns":5})" "\n";
+  Merge merge({kPerFile + untagged, kPerFile + untagged});
+  ASSERT_FALSE(merge->read_headers());
+  EXPECT_EQ(merge.order(), (std::vector<std::string>{"file 1:1@1", "file 2:1@2"}));
+}
+
 TEST(TraceMerge, ASeqInTwoFilesOfOneCounterIsAnInputError) {
   Merge merge({kGlobal + line(1, 1) + line(3, 1), kGlobal + line(2, 2) + line(3, 2)});
   ASSERT_FALSE(merge->read_headers());
