@@ -5,7 +5,11 @@ all_kwargs(); Autotuner has run, _bench, prune_configs and the fields configs, k
 cache, fn, base_fn. Like Triton's, it passes state between run, _bench and the hooks through the
 shared fields nargs and restore_copies, takes no lock, and its _bench turns OutOfResources into
 [inf, inf, inf]; so it has Triton's races, which the tests rely on. It is written for the tests,
-not copied: it leaves out the disk cache, the listener, printing and the perf model.
+not copied: it leaves out the listener, printing and the perf model. Its disk cache
+(cache_results=True, in the folder cache_dir) has Triton's shape: check_disk_cache(tuning_key,
+configs, bench_fn) reads a file named by a hash of the key and the configs, puts the best of its
+timings into self.cache and returns True; on a miss it calls bench_fn and writes the file (a
+temp file renamed into place, as Triton's cache manager does), with no lock.
 
 StandinKernel plays the JITFunction: run() records each launch (and, with increments=True, adds 1
 to the value of its first argument, a Cell, like an in-place kernel). Its do_bench "runs" the
@@ -14,7 +18,10 @@ in ms from time_ms(kwargs): a number (p20 and p80 are made from it) or the three
 """
 
 import builtins
+import hashlib
 import inspect
+import json
+import os
 import threading
 import time
 
@@ -76,7 +83,7 @@ class StandinKernel:
         def body():
             pass
 
-        body.__name__ = name
+        body.__name__ = body.__qualname__ = name
         self.fn = body  # Triton's Autotuner walks .fn down to a Python function for base_fn
         self.arg_names = list(arg_names)
         self.time_ms = time_ms or (lambda kwargs: 1.0 + kwargs.get("BLOCK", 0) / 1000.0)
@@ -114,6 +121,8 @@ class Autotuner:
         pre_hook=None,
         prune_configs_by=None,
         do_bench=None,
+        cache_results=False,
+        cache_dir=None,
     ):
         self.configs = configs or [Config({})]
         self.keys = key
@@ -129,6 +138,8 @@ class Autotuner:
         self.post_hook = self._default_post_hook
         self.early_config_prune = (prune_configs_by or {}).get("early_config_prune")
         self.do_bench = do_bench or fn.do_bench
+        self.cache_results = cache_results
+        self.cache_dir = cache_dir
 
     def __getitem__(self, grid):  # kernel[grid](*args), as KernelInterface has it
         return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
@@ -173,12 +184,19 @@ class Autotuner:
             key = tuple(key)
             if key not in self.cache:
                 pruned = self.prune_configs(kwargs)
-                timings = {c: self._bench(*args, config=c, **kwargs) for c in pruned}
-                self.cache[key] = builtins.min(timings, key=timings.get)
-                self.pre_hook(
-                    {**self.nargs, **kwargs, **self.cache[key].all_kwargs()}, reset_only=True
-                )
-                self.configs_timings = timings
+
+                def benchmark():
+                    timings = {c: self._bench(*args, config=c, **kwargs) for c in pruned}
+                    self.cache[key] = builtins.min(timings, key=timings.get)
+                    self.pre_hook(
+                        {**self.nargs, **kwargs, **self.cache[key].all_kwargs()}, reset_only=True
+                    )
+                    self.configs_timings = timings
+
+                if self.cache_results:
+                    self.check_disk_cache(key, pruned, benchmark)
+                else:
+                    benchmark()
             config = self.cache[key]
         else:
             config = self.configs[0]
@@ -188,6 +206,22 @@ class Autotuner:
         result = self.fn.run(*args, **kwargs, **config.all_kwargs())
         self.nargs = None
         return result
+
+    def check_disk_cache(self, tuning_key, configs, bench_fn):
+        text = "-".join([str(tuning_key)] + [repr(c) for c in configs])
+        path = os.path.join(self.cache_dir, hashlib.sha256(text.encode()).hexdigest() + ".json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as cached:
+                timings = [(Config(**c), t) for c, t in json.load(cached)["configs_timings"]]
+            self.cache[tuning_key] = builtins.min(timings, key=lambda pair: pair[1])[0]
+            self.configs_timings = dict(timings)
+            return True
+        bench_fn()
+        temp = "{}.tmp.{}.{}".format(path, os.getpid(), threading.get_ident())
+        with open(temp, "w", encoding="utf-8") as out:
+            json.dump({"configs_timings": [(c.__dict__, t) for c, t in self.configs_timings.items()]}, out)
+        os.replace(temp, path)
+        return False
 
     def prune_configs(self, kwargs):
         if self.early_config_prune:

@@ -23,6 +23,14 @@ changes:
    to the config benched first. The fix hands Triton only the median, and Python's min keeps the
    first of equal values.
 
+4. With a store (`SingleFlightFix(store=DIR)`, or install(store=DIR)): one tuning per machine.
+   The in-process owner of a cold key goes through store.gate.StoreGate before it tunes: it
+   loads a valid entry that another process published, or takes the entry's claim (an OFD lock
+   that the kernel drops when its holder dies, even on SIGKILL), waits while another process's
+   attempt holds it, and publishes the winner atomically once it has tuned. The protocol and the
+   files are the C++ directory store's (docs/store.md), so C++ and Python processes can share a
+   store. Without a store the fix is per process, as Triton's autotuner is.
+
 An upstream fix would do the same inside Autotuner.run: a per-key in-flight table with a
 condition (or a future per key) around the bench-and-publish step, nargs and restore_copies
 passed as arguments instead of stored on self, and the comparison on the median. It would also
@@ -34,6 +42,8 @@ leaves those three shared, since only diagnostics read them.
 import threading
 
 from .class_patch import ClassPatch
+from .store.device import current_device
+from .store.gate import StoreGate
 from .triton_api import KeyRule, key_text, load_autotuner_class, require_class, require_instance
 
 PER_THREAD_FIELDS = ("nargs", "restore_copies")
@@ -85,16 +95,17 @@ class _PerThreadField:
         self.__set__(tuner, None)
 
 
-def install(cls=None):
+def install(cls=None, store=None, device=None):
     """The fix alone, on Triton's Autotuner (or `cls`), for a program that does not record:
 
         import safetune_triton.fix
         safetune_triton.fix.install()   # before the first call of an autotuned kernel
 
+    With `store` (a directory), one tuning per machine: see SingleFlightFix.
     Returns the installed SingleFlightFix (its uninstall() undoes it). TritonApiMismatch when
     Triton's Autotuner lacks a name the fix relies on; RuntimeError when a fix is installed already.
     """
-    return SingleFlightFix().install(cls)
+    return SingleFlightFix(store=store, device=device).install(cls)
 
 
 def median_only(result):
@@ -105,7 +116,11 @@ def median_only(result):
 
 
 class SingleFlightFix:
-    def __init__(self):
+    def __init__(self, store=None, device=None):
+        """`store`: a directory shared by the processes of this machine (None: this process
+        alone). `device`: the entry.Device the store's entries are valid for (default: the
+        current GPU's, store.device.current_device, read at the first tuning)."""
+        self.gate = StoreGate(store, device or current_device) if store is not None else None
         self._lock = threading.Lock()
         self._flights = {}  # (id(autotuner), key tuple) -> _Flight
         self._rules = {}  # id(autotuner) -> its KeyRule, made once its fields were checked
@@ -177,8 +192,14 @@ class SingleFlightFix:
         return flight, False
 
     def _tune(self, flight, slot, original_run, tuner, args, kwargs):
-        try:
+        def tune():
             return original_run(tuner, *args, **kwargs)
+
+        try:
+            if self.gate is None:
+                return tune()
+            _, key = slot
+            return self.gate.tune_once(tuner, key, args, kwargs, tune)
         except BaseException as error:
             flight.error = error
             raise

@@ -19,8 +19,14 @@ Contract:
   kernel whose prune_configs ever returned fewer or other configs: its attempts bench a subset.
 - Events go through one TraceLog: one lock, one global seq. Threads are numbered in the order
   they first call; set_stream() tags a thread's events with its stream.
-- fix=True installs fix.SingleFlightFix underneath, so the trace shows the fixed
-  autotuner. The recorder itself never changes what Triton does, with or without the fix.
+- A call that took its winner from a results store, without benching, records a `load` of it
+  before its launch: a hit of Triton's own disk cache (Autotuner.check_disk_cache returned True:
+  `cache_results=True` or TRITON_CACHE_AUTOTUNING=1), or, under the fix with a store, an entry
+  another process published. An entry the fix rejected (damaged, foreign) is a `load` with its
+  `error`. So the traces of several processes (one file each) are judged as one run.
+- fix=True installs fix.SingleFlightFix underneath (with `store`, one tuning per machine), so
+  the trace shows the fixed autotuner. The recorder itself never changes what Triton does, with
+  or without the fix.
 - Every private name it uses is checked (triton_api); a missing one raises TritonApiMismatch.
   After a call that benched, the key it computed must be in Autotuner.cache, or it raises too.
 - One recorder is installed on a class at a time; uninstall() (or leaving the `with`) restores
@@ -36,6 +42,7 @@ from .config_text import config_fields, config_text, launch_text
 from .fix import SingleFlightFix
 from .trace_log import TraceLog
 from .triton_api import (
+    OPTIONAL_DISK_CACHE,
     WRITTEN_FOR,
     KeyRule,
     TritonApiMismatch,
@@ -189,10 +196,14 @@ class _Thread:
 
 
 class Recorder:
-    def __init__(self, fix=False):
+    def __init__(self, fix=False, store=None, device=None):
+        if store is not None and not fix:
+            raise ValueError("a results store is the fix's (store=... needs fix=True)")
         self.log = TraceLog()
         self.fix = fix
-        self._fix = SingleFlightFix() if fix else None
+        self._fix = SingleFlightFix(store=store, device=device) if fix else None
+        if self._fix is not None and self._fix.gate is not None:
+            self._fix.gate.on_load = self._on_load
         self._local = threading.local()
         self._lock = threading.Lock()  # guards the kernel registry
         self._kernels = {}  # id(Autotuner) -> _Kernel
@@ -214,6 +225,7 @@ class Recorder:
         if self._fix:
             self._fix.install(cls)
         bench, prune = cls._bench, cls.prune_configs
+        check_disk_cache = getattr(cls, OPTIONAL_DISK_CACHE, None)
         recorder, record = self, self._run
 
         def traced_run(tuner, *args, **kwargs):
@@ -231,6 +243,15 @@ class Recorder:
             "prune_configs": traced_prune,
             _INSTALLED_MARK: True,
         }
+        if callable(check_disk_cache):  # Triton has a disk cache of tuning results
+
+            def traced_check_disk_cache(tuner, tuning_key, configs, bench_fn):
+                hit = check_disk_cache(tuner, tuning_key, configs, bench_fn)
+                if hit is True:
+                    recorder._on_load(tuner, recorder._kernel(tuner).text_of(tuner.cache[tuning_key]), None)
+                return hit
+
+            patches[OPTIONAL_DISK_CACHE] = traced_check_disk_cache
         self._patch.apply(cls, patches)
         return self
 
@@ -420,6 +441,15 @@ class Recorder:
         """The final launch of `call` raised: a `launch_failed`, and the call ends with that error."""
         config = call.kernel.launched_text(kwargs)
         self._event(thread, "launch_failed", call, config=config, error=describe(error))
+
+    def _on_load(self, tuner, config, error):
+        """The innermost call of `tuner` on this thread took its winner (`config`) from a store,
+        or rejected the entry there (`error`)."""
+        thread = self._thread()
+        call = self._innermost_call(thread)
+        if call is None or call.kernel.tuner is not tuner:
+            return  # outside a recorded call (a warm-up): nothing to attach it to
+        self._event(thread, "load", call, config=config, error=error)
 
     def _prune(self, prune, tuner, kwargs):
         configs = prune(tuner, kwargs)

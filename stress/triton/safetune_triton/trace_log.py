@@ -8,6 +8,8 @@ Contract:
   and then one line per event, fields in the order docs/trace-format.md gives. Events are kept
   as tuples in memory until then: formatting JSON while the kernel runs would slow the calls
   that the trace times.
+- t_ns is CLOCK_MONOTONIC (time.monotonic_ns), one clock for every process of the machine: the
+  traces of several processes merge by it (`safetune check A.jsonl B.jsonl ...`).
 """
 
 import json
@@ -18,7 +20,7 @@ FIELDS = ("seq", "thread", "event", "kernel", "key", "config", "error", "time_ns
 
 
 class TraceLog:
-    def __init__(self, clock=time.time_ns):
+    def __init__(self, clock=time.monotonic_ns):
         self._lock = threading.Lock()
         self._clock = clock
         self._events = []  # FIELDS[1:] of each event; its seq is its place in this list, from 1

@@ -17,6 +17,8 @@ Depended on (all in triton.runtime.autotuner):
 - Autotuner instance attributes: configs (a list of Config), keys (argument names), arg_names,
   cache (a dict from the key tuple to the Config chosen), fn (the launch and every bench go
   through fn.run), base_fn (the Python function; its __name__ names the kernel);
+- optional: Autotuner.check_disk_cache (OPTIONAL_DISK_CACHE), whose hits the recorder records as
+  loads;
 - only the fix: the instance fields nargs and restore_copies, which run, _bench and the
   restore_value hooks write and read on self;
 - Config attributes kwargs, num_warps, num_stages, num_ctas (maxnreg and ir_override if present);
@@ -30,6 +32,10 @@ import inspect
 WRITTEN_FOR = "3.6"
 MODULE = "triton.runtime.autotuner"
 CLASS_METHODS = ("run", "_bench", "prune_configs")
+# Triton's disk cache of tuning results (3.x): check_disk_cache(self, tuning_key, configs,
+# bench_fn) returns True when it took the winner from the cache, after putting it in self.cache.
+# Optional: a Triton without it has no disk cache for the recorder to see.
+OPTIONAL_DISK_CACHE = "check_disk_cache"
 INSTANCE_FIELDS = ("configs", "keys", "arg_names", "cache", "fn", "base_fn")
 
 

@@ -227,8 +227,9 @@ def main(argv=None):
     except ValueError as error:
         print("driver: " + str(error), file=sys.stderr)
         return 2
-    # Triton's disk cache of tuning results would let a call choose without benching, which a
-    # black-box trace cannot tell from early use (R6): every run must tune.
+    # Triton's disk cache of tuning results would let every run after the first load its keys
+    # (the recorder records those loads) instead of tuning them: these scenarios are about the
+    # tuning, in one process, so every run must tune.
     if os.environ.pop("TRITON_CACHE_AUTOTUNING", None) not in (None, "", "0"):
         print("driver: TRITON_CACHE_AUTOTUNING was set; turned off for these runs")
     gpu_side = import_gpu_side()
