@@ -53,7 +53,11 @@ def kernel_id(tuner):
     name = "{}.{}".format(fn.__module__, fn.__qualname__)
     jit, cache_key = tuner.fn, None
     while jit is not None and cache_key is None:  # down the .fn chain to the JIT function
-        cache_key = getattr(type(jit), "cache_key", None) and getattr(jit, "cache_key", None)
+        if getattr(type(jit), "cache_key", None) is not None:
+            try:
+                cache_key = jit.cache_key
+            except Exception:  # a source Triton cannot hash: the name alone
+                break
         jit = getattr(jit, "fn", None)
     return name + ("@" + cache_key[:16] if isinstance(cache_key, str) else "")
 
