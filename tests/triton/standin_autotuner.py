@@ -208,6 +208,7 @@ class Autotuner:
         return result
 
     def check_disk_cache(self, tuning_key, configs, bench_fn):
+        os.makedirs(self.cache_dir, exist_ok=True)  # as Triton's cache manager makes its folder
         text = "-".join([str(tuning_key)] + [repr(c) for c in configs])
         path = os.path.join(self.cache_dir, hashlib.sha256(text.encode()).hexdigest() + ".json")
         if os.path.exists(path):

@@ -93,5 +93,23 @@ class RunGpuOnFakesTest(unittest.TestCase):
                 )
 
 
+class ProcessesOnFakesTest(unittest.TestCase):
+    def test_unfixed_processes_are_flagged_and_fixed_ones_tune_once_then_never(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = python(
+                ".processes", out, "--processes", "3", "--threads", "2", "--safetune", safetune_binary()
+            )
+            lines = result.stdout.splitlines()
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            self.assertRegex(lines[0], r"^unfixed generation 1 \(3 x 2 threads\): fail, .*rules R2")
+            self.assertRegex(lines[2], r"^fixed generation 1 .*: pass, tunings 1, duplicates 0, benches 100,")
+            self.assertRegex(lines[3], r"^fixed generation 2 .*: pass, tunings 0, duplicates 0, benches 0,")
+            self.assertIn("fixed: every call returned and computed x + y", lines[-1])
+            files = set(os.listdir(os.path.join(out, "fixed")))
+            self.assertLessEqual({"gen1-p1.jsonl", "gen2-p3.jsonl", "gen1.check.txt", "store"}, files)
+            with open(os.path.join(out, "summary.json"), encoding="utf-8") as summary:
+                self.assertTrue(json.load(summary)["holds"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,6 +1,6 @@
 """The Python store's entries (safetune_triton/store/entry.py) against the C++ store's: the
 shared fixture tests/store/interop/ (which tests/store/store_interop_test.cpp checks the C++ side
-against), every kind of damage as a miss with its reason, and the version the fingerprint carries."""
+against), every kind of damage as a miss with its reason, and the fingerprint's version."""
 
 import json
 import re
@@ -62,7 +62,8 @@ def test_every_kind_of_damage_is_a_miss_with_its_reason():
     assert "schema is missing, not 1" in rejection("[1,2]\n")
     assert "schema is 2, not 1" in rejection(SHARED_TEXT.replace('"schema":1', '"schema":2'))
     assert "not a safetune entry" in rejection('{"schema":1}\n')
-    assert "not a safetune entry" in rejection(SHARED_TEXT.replace('"time_ns":1500.5', '"time_ns":"x"'))
+    bad_time = SHARED_TEXT.replace('"time_ns":1500.5', '"time_ns":"x"')
+    assert "not a safetune entry" in rejection(bad_time)
     outside = encode(shared_entry(winner="BLOCK=64,num_ctas=1,num_stages=3,num_warps=4"))
     assert "is not in the config space" in rejection(outside)
     assert "it is the entry of key 'n=1'" in rejection(encode(shared_entry(key="n=1")))
@@ -79,7 +80,9 @@ def test_a_foreign_fingerprint_names_the_field_that_differs_and_keeps_the_winner
         "foreign fingerprint: driver is '580.65.06', not this autotuner's '570.1'"
     )
     assert found.winner == EXPECTED["winner"]
-    reordered = Fingerprint(kernel=FINGERPRINT.kernel, space_hash=space_hash(SPACE[::-1]), device=DEVICE)
+    reordered = Fingerprint(
+        kernel=FINGERPRINT.kernel, space_hash=space_hash(SPACE[::-1]), device=DEVICE
+    )
     assert "config space hash" in rejection(SHARED_TEXT, reordered)
 
 

@@ -51,7 +51,8 @@ def test_a_device_that_cannot_be_identified_warns_and_tunes_on_its_own(tmp_path)
         tuner.run(None, 8192)
     finally:
         fix.uninstall()
-    assert len(warnings) == 1 and "cannot identify the device: RuntimeError: no CUDA device" in warnings[0]
+    assert len(warnings) == 1
+    assert "cannot identify the device: RuntimeError: no CUDA device" in warnings[0]
     assert not list((tmp_path / "store").glob("*.json"))  # nothing shared without a device
 
 

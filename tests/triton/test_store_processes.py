@@ -23,7 +23,8 @@ WORKER = Path(__file__).resolve().parent / "store_worker.py"
 def start(tmp_path, name, *flags):
     trace = tmp_path / (name + ".jsonl")
     command = [sys.executable, str(WORKER), str(trace), *flags]
-    return trace, subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    return trace, subprocess.Popen(command, **pipes)
 
 
 def finish(process):
@@ -74,7 +75,8 @@ def test_processes_on_one_store_tune_once_and_a_second_generation_tunes_nothing(
 
 def test_an_owner_killed_mid_tuning_is_taken_over_once_and_blocks_no_one(tmp_path):
     store, marker = str(tmp_path / "store"), tmp_path / "benching"
-    _, doomed = start(tmp_path, "doomed", "--store", store, "--marker", str(marker), "--die-at-bench", "3")
+    dies = ["--marker", str(marker), "--die-at-bench", "3"]
+    _, doomed = start(tmp_path, "doomed", "--store", store, *dies)
     deadline = time.monotonic() + 60
     while not marker.exists():
         assert doomed.poll() is None and time.monotonic() < deadline, "the owner never benched"

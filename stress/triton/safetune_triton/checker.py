@@ -6,7 +6,8 @@ Contract:
   tree's build/cuda/bin/safetune (what ci/gpu builds) or build/release/bin/safetune. A path
   given (argument or $SAFETUNE) that is not a runnable file is an error, never passed over.
   ValueError names every place it looked when there is none.
-- check(safetune, trace, report, chrome) writes the text report to `report` (and a Chrome
+- check(safetune, trace, report, chrome) (`trace`: a file, or a list of the files of one run's
+  processes, merged by the checker) writes the text report to `report` (and a Chrome
   timeline to `chrome` when given) and returns a dict: exit (0 pass, 1 violation, 2 input error),
   verdict ("pass", "fail" or "input error"), rules (sorted rule ids), violations, stats (calls,
   attempts, successful_tunings, duplicate_tunings, benches, failed_benches, errors, hung_calls)
@@ -55,7 +56,8 @@ def find_safetune(path=None):
 
 
 def check(safetune, trace, report, chrome=None):
-    text_command = [safetune, "check", trace] + (["--chrome", chrome] if chrome else [])
+    traces = [trace] if isinstance(trace, str) else list(trace)  # several: one run's processes
+    text_command = [safetune, "check", *traces] + (["--chrome", chrome] if chrome else [])
     text = subprocess.run(text_command, capture_output=True, text=True, timeout=600)
     with open(report, "w", encoding="utf-8") as out:
         out.write(text.stdout + text.stderr)
@@ -69,7 +71,7 @@ def check(safetune, trace, report, chrome=None):
             "error": (text.stderr or text.stdout).strip(),
         }
     result = subprocess.run(
-        [safetune, "check", trace, "--json"], capture_output=True, text=True, timeout=600
+        [safetune, "check", *traces, "--json"], capture_output=True, text=True, timeout=600
     )
     parsed = json.loads(result.stdout)
     parsed["exit"] = result.returncode

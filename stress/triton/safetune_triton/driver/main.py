@@ -77,18 +77,24 @@ def parse_args(argv):
                 unknown, ", ".join(SCENARIO_NAMES)
             )
         )
-    try:
-        args.bench_ms = tuple(float(v) for v in args.bench_ms.split(","))
-    except ValueError:
-        args.bench_ms = ()
-    if len(args.bench_ms) != 2 or min(args.bench_ms) <= 0:
-        parser.error("--bench-ms wants two positive numbers, WARMUP,REP (e.g. 1,5)")
+    args.bench_ms = parse_bench_ms(parser, args.bench_ms)
     if args.runs < 1 or args.pairs < 1 or (args.threads is not None and args.threads < 1):
         parser.error("--runs, --pairs and --threads must be at least 1")
     args.out = args.out or os.path.join(
         "build", "triton-stress", "fixed" if args.fix else "unfixed"
     )
     return args
+
+
+def parse_bench_ms(parser, text):
+    """--bench-ms WARMUP,REP as two positive numbers, or the parser's usage error."""
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 2 or min(values) <= 0:
+        parser.error("--bench-ms wants two positive numbers, WARMUP,REP (e.g. 1,5)")
+    return values
 
 
 def import_gpu_side():

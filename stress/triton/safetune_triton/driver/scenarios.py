@@ -185,6 +185,43 @@ class TwoKernels:
         return wrong
 
 
+class CrossProcess:
+    """Issue 17's: the processes of one machine (ranks of one job) on one cold key of 100 configs
+    (driver/processes.py runs it in each process). Not one of the driver's in-process scenarios."""
+
+    name, threads, calls = "processes", 4, 1
+    n = 1 << 20
+
+    def configs(self):
+        return [
+            triton.Config({"BLOCK": block}, num_warps=warps, num_stages=stages)
+            for block in (128, 256, 512, 1024, 2048)
+            for warps in (1, 2, 4, 8)
+            for stages in (1, 2, 3, 4, 5)
+        ]
+
+    def build(self, bench, cache_results=False):
+        options = {"cache_results": True} if cache_results else {}
+        return {"add": autotuned(add_kernel, self.configs(), ["n"], bench, **options)}
+
+    def warm_up(self):
+        """Compiles every config once, with no autotuner (so no tuning result is cached)."""
+        _, (x, y, out) = _operands(self.n, 3)
+        for config in self.configs():
+            add_kernel[grid_for(self.n)](x, y, out, self.n, **config.all_kwargs())
+        torch.cuda.synchronize()
+
+    def prepare(self, thread):
+        return [_operands(self.n, 3)]
+
+    def call(self, kernels, state, thread, j):
+        n, (x, y, out) = state[j]
+        kernels["add"][grid_for(n)](x, y, out, n)
+
+    def verify(self, state, done):
+        return VectorAdd.verify(self, state, done)
+
+
 def _operands(n, count):
     """(n, (count tensors of n floats)): random inputs first, then outputs to be written."""
     inputs = [torch.rand(n, device="cuda") for _ in range(2)]

@@ -21,7 +21,9 @@ def current_device():
         name=torch.cuda.get_device_name(index),
         compute_capability="{}.{}".format(major, minor),
         driver=_driver_version(),
-        toolkit="cuda {}, triton {}".format(torch.version.cuda, getattr(triton, "__version__", "unknown")),
+        toolkit="cuda {}, triton {}".format(
+            torch.version.cuda, getattr(triton, "__version__", "unknown")
+        ),
     )
 
 

@@ -120,7 +120,9 @@ def decode(text, key, expected, space):
     except (KeyError, TypeError, ValueError) as error:
         return Rejected("not a safetune entry: {!r} is missing or malformed".format(error))
     if entry.key != key:
-        return Rejected("it is the entry of key '{}', not '{}'".format(entry.key, key), entry.winner)
+        return Rejected(
+            "it is the entry of key '{}', not '{}'".format(entry.key, key), entry.winner
+        )
     if entry.fingerprint != expected:
         return Rejected(
             "foreign fingerprint: " + _difference(entry.fingerprint, expected), entry.winner

@@ -65,7 +65,9 @@ def kernel_id(tuner):
 class StoreGate:
     def __init__(self, directory, device, on_load=None, warn=None):
         """`device` (entry.Device) or a function that returns it, called at the first tuning."""
-        self.store = directory if isinstance(directory, DirectoryStore) else DirectoryStore(directory)
+        if not isinstance(directory, DirectoryStore):
+            directory = DirectoryStore(directory)
+        self.store = directory
         self._device = device
         self.on_load = on_load
         self._warn = warn or (lambda text: print("safetune: warning: " + text, file=sys.stderr))
@@ -137,7 +139,9 @@ class StoreGate:
             self._warn_once(
                 (path, found.reason),
                 "results store entry {} (kernel '{}', key '{}') is not used: {}; it is "
-                "quarantined and the key is tuned again".format(path, kernel.name, text_key, found.reason),
+                "quarantined and the key is tuned again".format(
+                    path, kernel.name, text_key, found.reason
+                ),
             )
             if quarantine:
                 self.store.quarantine(path, found.reason)
@@ -151,8 +155,10 @@ class StoreGate:
         winner = kernel.tuner.cache.get(key)
         text = config_text(winner) if winner is not None else None
         if text not in kernel.config_of:
-            return  # Triton chose no config of the space (a pruned or changed list): nothing to share
-        entry = Entry(key=text_key, fingerprint=kernel.fingerprint, winner=text, times=_times(kernel))
+            return  # Triton chose no config of the space (a pruned or changed list): no entry
+        entry = Entry(
+            key=text_key, fingerprint=kernel.fingerprint, winner=text, times=_times(kernel)
+        )
         with self.store.view(path):
             self.store.publish(path, encode(entry))
 

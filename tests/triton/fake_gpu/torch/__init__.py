@@ -7,6 +7,10 @@ from . import cuda  # noqa: F401  (torch.cuda)
 __version__ = "0.0+fake"
 
 
+class version:  # noqa: N801  (torch.version.cuda)
+    cuda = "0.0+fake"
+
+
 class Tensor:
     dtype = "torch.float32"
 

@@ -32,3 +32,15 @@ def stream(s):
         yield
     finally:
         _current.stream = previous
+
+
+def current_device():
+    return 0
+
+
+def get_device_name(index=0):
+    return "Fake GPU"
+
+
+def get_device_capability(index=0):
+    return (0, 0)

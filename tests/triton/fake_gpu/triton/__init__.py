@@ -1,6 +1,7 @@
 """Fake triton (see ../README.md): jit, autotune, Config and cdiv over the stand-in autotuner."""
 
 import inspect
+import os
 
 from . import language, testing  # noqa: F401
 from .runtime.autotuner import Autotuner, Config  # noqa: F401
@@ -17,6 +18,9 @@ class JITFunction:
 
     def run(self, *args, grid=None, warmup=False, **kwargs):
         REFERENCE[self.fn.__name__](*args)
+
+    def __getitem__(self, grid):  # kernel[grid](*args, **meta): a direct launch
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
 
 
 def _add(x, y, out, n):
@@ -49,8 +53,16 @@ def cdiv(a, b):
 
 
 def autotune(
-    configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, do_bench=None
+    configs,
+    key,
+    prune_configs_by=None,
+    reset_to_zero=None,
+    restore_value=None,
+    do_bench=None,
+    cache_results=False,
 ):
+    """The stand-in's disk cache, like Triton's, is in TRITON_CACHE_DIR."""
+
     def decorator(fn):
         return Autotuner(
             fn,
@@ -61,6 +73,8 @@ def autotune(
             restore_value=restore_value,
             prune_configs_by=prune_configs_by,
             do_bench=do_bench,
+            cache_results=cache_results,
+            cache_dir=os.environ.get("TRITON_CACHE_DIR"),
         )
 
     return decorator
