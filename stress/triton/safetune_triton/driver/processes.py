@@ -13,7 +13,8 @@ running --threads threads on their own streams (workers.run_threads) of the Cros
 untimed pass compiles every config (TRITON_CACHE_DIR is OUT/triton-cache, shared), with no
 autotuner, so that no tuning result is cached and the generations time tuning, not compiling.
 
-It writes OUT/MODE/genG-pN.jsonl, OUT/MODE/genG.check.txt and OUT/summary.json, and prints one line
+It writes OUT/MODE/genG-pN.jsonl (and the process's standard error, .stderr), OUT/MODE/genG.check.txt
+and OUT/summary.json, and prints one line
 per mode and generation, then one line of the figures. Exit status: 0 when the claims hold (the
 unfixed first generation is flagged, R2 or R3; the fixed one tunes once and passes; the fixed second
 generation benches nothing and passes; every fixed call returns and computes x + y); 1 when one
@@ -83,8 +84,10 @@ def generation(args, mode, number, env):
         for trace in traces
     ]
     outcomes = []
-    for worker in workers:
+    for trace, worker in zip(traces, workers):
         out, err = worker.communicate(timeout=900)
+        with open(trace[: -len(".jsonl")] + ".stderr", "w", encoding="utf-8") as log:
+            log.write(err)  # the store's warnings, if any: why a process tuned on its own
         lines = out.splitlines()
         outcome = json.loads(lines[-1]) if worker.returncode == 0 and lines else None
         outcomes.append(outcome or {"exit": worker.returncode, "stderr": err[-2000:]})
