@@ -62,6 +62,8 @@ def test_every_kind_of_damage_is_a_miss_with_its_reason():
     assert "schema is missing, not 1" in rejection("[1,2]\n")
     assert "schema is 2, not 1" in rejection(SHARED_TEXT.replace('"schema":1', '"schema":2'))
     assert "not a safetune entry" in rejection('{"schema":1}\n')
+    assert "schema is true, not 1" in rejection(SHARED_TEXT.replace('"schema":1', '"schema":true'))
+    assert "not valid JSON" in rejection("[" * 100000 + "]" * 100000 + "\n")
     bad_time = SHARED_TEXT.replace('"time_ns":1500.5', '"time_ns":"x"')
     assert "not a safetune entry" in rejection(bad_time)
     outside = encode(shared_entry(winner="BLOCK=64,num_ctas=1,num_stages=3,num_warps=4"))

@@ -110,9 +110,10 @@ def decode(text, key, expected, space):
         return Rejected("truncated: {} bytes, with no final newline".format(len(text.encode())))
     try:
         document = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:  # RecursionError: nested too deep to read
         return Rejected("not valid JSON: {}".format(error))
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+    schema = document.get("schema") if isinstance(document, dict) else None
+    if isinstance(schema, bool) or schema != SCHEMA:  # JSON's true is no schema number
         found = json.dumps(document["schema"]) if _has(document, "schema") else "missing"
         return Rejected("schema is {}, not {}".format(found, SCHEMA))
     try:
