@@ -4,8 +4,11 @@ and the entry's kernel id carries the JIT function's source hash."""
 
 import shutil
 
+import pytest
+
 from harness import fresh_autotuner_class, run_together
 from safetune_triton import SingleFlightFix
+from safetune_triton.store import StoreError
 from safetune_triton.store.gate import StoreGate, kernel_id
 from standin_autotuner import StandinKernel, block_configs
 from store_worker import DEVICE
@@ -75,9 +78,5 @@ def test_the_kernel_id_carries_the_jit_functions_source_hash():
 
 def test_a_gate_on_a_path_that_is_a_file_is_a_clear_error_at_install(tmp_path):
     (tmp_path / "file").write_text("")
-    try:
+    with pytest.raises(StoreError, match="is not a directory|cannot create"):
         StoreGate(str(tmp_path / "file"), DEVICE)
-    except RuntimeError as error:
-        assert "is not a directory" in str(error) or "cannot create" in str(error)
-    else:
-        raise AssertionError("a store on a file was accepted")

@@ -64,7 +64,7 @@ def child(args, gpu_side):
     return 0
 
 
-def generation(args, mode, number, env):
+def generation(args, mode, number):
     """Starts the generation's processes at once; (trace files, their outcomes)."""
     folder = os.path.join(args.out, mode)
     traces = [
@@ -79,7 +79,6 @@ def generation(args, mode, number, env):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=env,
         )
         for trace in traces
     ]
@@ -94,8 +93,8 @@ def generation(args, mode, number, env):
     return traces, outcomes
 
 
-def judged(args, mode, number, safetune, env):
-    traces, outcomes = generation(args, mode, number, env)
+def judged(args, mode, number, safetune):
+    traces, outcomes = generation(args, mode, number)
     crashed = [o for o in outcomes if "exit" in o]
     report = os.path.join(args.out, mode, "gen{}.check.txt".format(number))
     verdict = check(safetune, [t for t in traces if os.path.exists(t)], report)
@@ -177,15 +176,16 @@ def main(argv=None):
         return 2
     for mode in MODES:
         os.makedirs(os.path.join(args.out, mode), exist_ok=True)
-    env = dict(os.environ, TRITON_CACHE_DIR=os.path.abspath(os.path.join(args.out, "triton-cache")))
-    env.pop("TRITON_CACHE_AUTOTUNING", None)  # each mode says what it caches
-    os.environ["TRITON_CACHE_DIR"] = env["TRITON_CACHE_DIR"]
+    # One cache of compiled kernels for the warm-up here and every worker (which inherit this
+    # environment); each mode says itself whether Triton caches tuning results.
+    os.environ["TRITON_CACHE_DIR"] = os.path.abspath(os.path.join(args.out, "triton-cache"))
+    os.environ.pop("TRITON_CACHE_AUTOTUNING", None)
     _, scenarios, _ = gpu_side
     scenarios.CrossProcess().warm_up()
     results = []
     for mode in MODES:
         for number in (1, 2):
-            results.append(judged(args, mode, number, safetune, env))
+            results.append(judged(args, mode, number, safetune))
             print(line(results[-1]), flush=True)
     holds, texts = claims(results)
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as out:

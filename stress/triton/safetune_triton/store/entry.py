@@ -114,7 +114,8 @@ def decode(text, key, expected, space):
         return Rejected("not valid JSON: {}".format(error))
     schema = document.get("schema") if isinstance(document, dict) else None
     if isinstance(schema, bool) or schema != SCHEMA:  # JSON's true is no schema number
-        found = json.dumps(document["schema"]) if _has(document, "schema") else "missing"
+        present = isinstance(document, dict) and "schema" in document
+        found = json.dumps(schema) if present else "missing"
         return Rejected("schema is {}, not {}".format(found, SCHEMA))
     try:
         entry = _entry_from(document)
@@ -133,10 +134,6 @@ def decode(text, key, expected, space):
             "its winner {} is not in the config space".format(entry.winner), entry.winner
         )
     return entry
-
-
-def _has(document, name):
-    return isinstance(document, dict) and name in document
 
 
 def _text(value):

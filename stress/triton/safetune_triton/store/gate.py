@@ -128,7 +128,7 @@ class StoreGate:
     def _load(self, slot, key, quarantine=False):
         """True when a valid entry is now in tuner.cache[key]. A rejected one is reported, and,
         under the claim (`quarantine`), moved aside."""
-        kernel, text_key, path = slot.kernel, slot.key, slot.path
+        kernel, text_key, path = slot
         with self.store.view(path):
             text = self.store.read(path)
         if text is None:
@@ -151,7 +151,7 @@ class StoreGate:
         return True
 
     def _publish(self, slot, key):
-        kernel, text_key, path = slot.kernel, slot.key, slot.path
+        kernel, text_key, path = slot
         winner = kernel.tuner.cache.get(key)
         text = config_text(winner) if winner is not None else None
         if text not in kernel.config_of:
