@@ -106,6 +106,16 @@ void check_winner(StepContext& step, std::int64_t id, const AttemptBenches& atte
 // they must end with one or launch a later winner (R8). White-box: a wait of theirs overlapped the
 // attempt. Black-box (policy block only: under fallback nobody waits): they were open on the key,
 // on another thread, and had not launched.
+// Whether the call's last closed wait began while the attempt was in flight and may have ended on
+// it. Across processes, not if its process held a winner at some moment since that wait began: the
+// wait may have ended on that winner, however late its wait_end is recorded (a waiter's wait_end
+// and the owner's failing tune_end race in the trace).
+bool closed_wait_on(const Choice& choice, const OpenCall& call, const Attempt& attempt) {
+  if (call.last_wait_begin_seq <= attempt.id) return false;
+  if (call.thread.process == attempt.owner.process) return true;
+  return !held_by_process_since(choice, call, call.last_wait_begin_seq);
+}
+
 void mark_waiters_of_failure(StepContext& step, const Attempt& attempt) {
   const bool block = step.state.header.policy.wait == WaitPolicy::Block;
   const bool white_box = step.state.header.white_box;
@@ -126,7 +136,7 @@ void mark_waiters_of_failure(StepContext& step, const Attempt& attempt) {
     const bool waits_in_its_process = call.thread.process == attempt.owner.process && open_since > attempt.id;
     const bool open_wait_counts = waits_in_its_process || !held_during_wait(*step.choice, call);
     const bool open_wait_on_it = open_since > attempt.id || open_since > step.choice->last_success_seq;
-    const bool waited = (open_wait_counts && open_wait_on_it) || call.last_wait_begin_seq > attempt.id;
+    const bool waited = (open_wait_counts && open_wait_on_it) || closed_wait_on(*step.choice, call, attempt);
     if (white_box && !waited) continue;
     CallView& view = step.choice->views[seq];
     view.saw_failure = true;

@@ -92,9 +92,12 @@ void publish_winner(Choice& choice, const std::string& winner, std::int64_t now,
   published = std::max(published, published_seq);
 }
 
+bool held_by_process_since(const Choice& choice, const OpenCall& call, std::int64_t since) {
+  return call.thread.process && !held_since(choice, *call.thread.process, since).empty();
+}
+
 bool held_during_wait(const Choice& choice, const OpenCall& call) {
-  if (!call.thread.process || !call.wait_open_seq) return false;
-  return !held_since(choice, *call.thread.process, *call.wait_open_seq).empty();
+  return call.wait_open_seq && held_by_process_since(choice, call, *call.wait_open_seq);
 }
 
 void hold_winner(Choice& choice, const std::optional<Name>& process, const std::string& winner, std::int64_t now,

@@ -105,6 +105,9 @@ void let_go_of_held(Choice& choice, const Name& process, std::int64_t now);
 // wait may have ended on it, whenever its wait_end is recorded, rather than on another process's
 // attempt). False with no open wait.
 bool held_during_wait(const Choice& choice, const OpenCall& call);
+// Across processes: `call`'s process held a winner at some moment of [since, now]. False for a
+// trace of one process.
+bool held_by_process_since(const Choice& choice, const OpenCall& call, std::int64_t since);
 // The undecided winner of `owner_call` is `config`: every trace of it in the choice says so.
 void decide_winner(Choice& choice, std::int64_t owner_call, const std::string& config);
 // What `call`'s window, from its call_begin to now, says of a launch of `config`.
