@@ -106,6 +106,10 @@ struct Header {
   // "fresh_store": true: the results store started empty for this run and only its processes
   // wrote it, so every entry a load finds was published by them, and must be whole (R12).
   bool fresh_store = false;
+  // "live_owners": true: no process of this run was stopped (SIGSTOP) while it owned an attempt,
+  // so an owner kept renewing its lease: a lease it lost was never renewed, and excuses no
+  // overlap (R2) or late repeat (R3) of another process's attempt.
+  bool live_owners = false;
   bool operator==(const Header&) const = default;
 };
 

@@ -152,6 +152,8 @@ bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const 
 // attempt that began over it broke R2, and it broke R3 if it began late, after a success. (An
 // exit, like a lease_lost, excuses both: model_lease.cpp.)
 void judge_deferred(StepContext& step, const Attempt& ended);
+// The same, for `why` (a lease_lost under "live_owners": true excuses nothing).
+void judge_deferred_because(StepContext& step, const Attempt& ended, const std::string& why);
 // End of trace: the same for the attempts still in flight.
 void judge_deferred_at_end(Choice& choice);
 

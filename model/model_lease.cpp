@@ -20,6 +20,10 @@
 // ends otherwise than by losing its lease. An attempt that really repeats a success still ends so,
 // and is reported then. A success in its own process is known in memory: R3 at once.
 //
+// A header that says `"live_owners": true` (the harness paused no owner: every owner stayed live,
+// renewing its lease) takes that excuse away: a lease_lost is then judged as a tune_end would be.
+// A store that never renews its leases loses them to long attempts of live owners.
+//
 // A tune_begin that breaks both counts one duplicate tuning: whichever of its R2 and R3 is
 // reported first counts it and marks the other as counted.
 #include "model_internal.h"
@@ -69,7 +73,10 @@ bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const 
 }
 
 void judge_deferred(StepContext& step, const Attempt& ended) {
-  const std::string why = "that attempt ended at " + seq_text(step.event.seq) + " without losing its lease";
+  judge_deferred_because(step, ended, "that attempt ended at " + seq_text(step.event.seq) + " without losing its lease");
+}
+
+void judge_deferred_because(StepContext& step, const Attempt& ended, const std::string& why) {
   if (ended.late_repeat)
     report_late_repeat(*step.choice, ended, {ended.late_repeat->success_seq, ended.id, step.event.seq}, why);
   for (const Overlap& overlap : ended.overlapped_by)
@@ -98,6 +105,10 @@ void on_lease_lost(StepContext& step) {
                               thread_text(thread_of(e)) + " has lease_lost on " + call->key.show() + " at " +
                                   seq_text(e.seq) + " with no tune_begin open on its thread");
     lost = attempt->id;
+    if (step.state.header.live_owners)
+      judge_deferred_because(in, *attempt, "its owner lost its lease at " + seq_text(e.seq) +
+                                               " though no owner of the run was paused (live_owners): a live owner "
+                                               "that renews its lease keeps it");
     CallView& view = in.choice->views[attempt->owner_call];
     view.owned = Ownership::None;  // it owns nothing now: its launch is judged as any call's
     view.owned_attempt_id = 0;

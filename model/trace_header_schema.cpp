@@ -1,6 +1,7 @@
-// The header line: format, version, policy, config spaces, white_box, seq_scope, fresh_store. Unknown top-level fields
-// are ignored (reference traces keep their expected verdict there), but inside "policy" every
-// field must be one the format knows, so that a typo such as "wiat" is an error, not a default.
+// The header line: format, version, policy, config spaces, white_box, seq_scope, fresh_store,
+// live_owners. Unknown top-level fields are ignored (reference traces keep their expected verdict
+// there), but inside "policy" every field must be one the format knows, so that a typo such as
+// "wiat" is an error, not a default.
 #include <algorithm>
 #include <set>
 
@@ -105,7 +106,8 @@ void require_known_fallback_kernels(const Header& header) {
 }  // namespace
 
 Header read_header(Object object) {
-  const auto fields = collect(object, std::array<std::string_view, 7>{"format", "version", "policy", "configs", "white_box", "seq_scope", "fresh_store"},
+  const auto fields = collect(object, std::array<std::string_view, 8>{"format", "version", "policy", "configs", "white_box", "seq_scope", "fresh_store",
+                                                                     "live_owners"},
                               "", [](std::string_view) {});
   std::string_view format;
   if (fields[0]->get(format) || format != kFormat) fail_field("format", shown(*fields[0]) + " is not \"safetune-trace\"");
@@ -123,6 +125,7 @@ Header read_header(Object object) {
   // (docs/trace-format.md, "Several processes"); any other scope merges by t_ns.
   if (fields[5]) header.global_seq = as_string(*fields[5], "seq_scope") == "global";
   if (fields[6]) header.fresh_store = as_bool(*fields[6], "fresh_store");
+  if (fields[7]) header.live_owners = as_bool(*fields[7], "live_owners");
   return header;
 }
 

@@ -23,7 +23,8 @@ namespace {
 
 // What the checker reads from a header: `present` and the seq scope may differ between files.
 bool same_contract(const Header& a, const Header& b) {
-  return a.policy == b.policy && a.configs == b.configs && a.white_box == b.white_box && a.fresh_store == b.fresh_store;
+  return a.policy == b.policy && a.configs == b.configs && a.white_box == b.white_box && a.fresh_store == b.fresh_store &&
+         a.live_owners == b.live_owners;
 }
 
 }  // namespace
@@ -36,7 +37,7 @@ std::optional<MergeError> TraceMerge::read_headers() {
     if (i == 0) header_ = header;
     else if (!same_contract(header, header_))
       return MergeError{.file = i, .error = {1, "its header does not agree with the first file's on policies, config "
-                                                "spaces, white_box or fresh_store: the files of one run share one contract"}};
+                                                "spaces, white_box, fresh_store or live_owners: the files of one run share one contract"}};
     by_seq_ = by_seq_ && header.global_seq;
   }
   for (std::size_t i = 0; i < inputs_.size(); ++i)

@@ -53,6 +53,7 @@ void write_header(std::ostream& out, const Header& header) {
   line["white_box"] = header.white_box;
   if (header.global_seq) line["seq_scope"] = "global";
   if (header.fresh_store) line["fresh_store"] = true;
+  if (header.live_owners) line["live_owners"] = true;
   out << dump(line) << '\n';
 }
 

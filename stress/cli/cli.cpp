@@ -151,6 +151,10 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
   add_rate_flag(stress, "--pause-owners", options.pause_owners,
                 "the chance that a worker process is stopped (SIGSTOP) while it benches, for twice a Redis lease "
                 "(half the watchdog's limit), then continued: a paused owner's lease runs out, and it must not publish");
+  add_rate_flag(stress, "--stall-owners", options.stall_owners,
+                "the chance that a worker process's owner sleeps in one of its benches for as long as a pause (twice a "
+                "Redis lease), its process running on (a slow benchmark): an owner that renews its lease keeps it. With "
+                "no --pause-owners, the trace then says live_owners, and a lease lost is a violation");
   stress.add_flag("--damage-store", options.damage_store,
                   "between the generations, truncate, corrupt and swap the published entries")
       ->needs("--restart");
@@ -206,6 +210,8 @@ void apply_scenario(const CLI::App& stress, StressOptions& options) {
   options.restart = options.restart || scenario.restart;
   options.damage_store = options.damage_store || scenario.damage_store;
   if (stress.count("--pause-owners") == 0) options.pause_owners = scenario.pause_owners;
+  if (stress.count("--stall-owners") == 0) options.stall_owners = scenario.stall_owners;
+  if (stress.count("--watchdog-seconds") == 0 && scenario.watchdog_seconds > 0) options.watchdog_seconds = scenario.watchdog_seconds;
   if (scenario.store && !scenario.redis && options.store && names_redis_store(*options.store))
     throw CLI::ValidationError("--store", "subject " + options.subject + "'s scenario runs on a directory store: give --store DIR, or no --store");
   if (scenario.redis && options.store && !names_redis_store(*options.store))
@@ -242,6 +248,8 @@ void finish_stress_options(CLI::App& stress, StressOptions& options) {
     throw CLI::ValidationError("--kill-owners", "needs worker processes: give --processes P or --store DIR");
   if (options.pause_owners > 0 && !options.forks_workers())
     throw CLI::ValidationError("--pause-owners", "needs worker processes: give --processes P or --store DIR");
+  if (options.stall_owners > 0 && !options.forks_workers())
+    throw CLI::ValidationError("--stall-owners", "needs worker processes: give --processes P or --store DIR");
   check_store_flags(options);
   choose_device(stress, options);
   options.seed_given = stress.count("--seed") > 0;

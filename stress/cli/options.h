@@ -49,6 +49,9 @@ struct StressOptions {
   double pause_owners = 0;            // in [0, 1]: the chance that a worker process is stopped
                                       // (SIGSTOP) in one of its benches past the lease, then
                                       // continued; > 0 needs worker processes
+  double stall_owners = 0;            // in [0, 1]: the chance that a worker process's owner sleeps
+                                      // in one of its benches for as long as a pause, its process
+                                      // running on (a slow benchmark); > 0 needs worker processes
   bool damage_store = false;          // damage the entries between generations (needs `restart`)
 
   // The run forks worker processes (process_round.h): several, or one on a store.

@@ -20,7 +20,8 @@ inline std::uint64_t mix64(std::uint64_t value) {
 
 // The generator seed of one (seed, round) and one use of it: `salt` keeps the uses independent of
 // each other. Programs take salts 0 (the device) and 1 + thread; a process's kill kKillSalt + process,
-// its pause kPauseSalt + process, the store's damage kDamageSalt (far above any thread count).
+// its pause kPauseSalt + process, its stall kStallSalt + process, the store's damage kDamageSalt
+// (far above any thread count).
 inline std::uint64_t draw_seed(std::uint64_t seed, std::uint64_t round, std::uint64_t salt) {
   return mix64(mix64(mix64(seed) ^ round) + salt);
 }
@@ -28,6 +29,7 @@ inline std::uint64_t draw_seed(std::uint64_t seed, std::uint64_t round, std::uin
 inline constexpr std::uint64_t kKillSalt = std::uint64_t{1} << 40;    // + the process number
 inline constexpr std::uint64_t kDamageSalt = std::uint64_t{2} << 40;
 inline constexpr std::uint64_t kPauseSalt = std::uint64_t{3} << 40;   // + the process number
+inline constexpr std::uint64_t kStallSalt = std::uint64_t{4} << 40;   // + the process number
 
 class Dice {
  public:

@@ -17,18 +17,28 @@
 
 namespace safetune::stress {
 
-int kill_point(const StressOptions& options, std::uint64_t round, int process) {
-  if (options.kill_owners <= 0) return 0;
-  Dice dice(draw_seed(options.seed, round, kKillSalt + static_cast<std::uint64_t>(process)));
-  if (!dice.chance(options.kill_owners)) return 0;
+namespace {
+
+// 0, or the bench (1 to --configs) at which `rate`'s fault strikes the process, drawn with `salt`.
+int fault_point(const StressOptions& options, double rate, std::uint64_t salt, std::uint64_t round, int process) {
+  if (rate <= 0) return 0;
+  Dice dice(draw_seed(options.seed, round, salt + static_cast<std::uint64_t>(process)));
+  if (!dice.chance(rate)) return 0;
   return 1 + dice.below(options.shape.configs);
 }
 
+}  // namespace
+
+int kill_point(const StressOptions& options, std::uint64_t round, int process) {
+  return fault_point(options, options.kill_owners, kKillSalt, round, process);
+}
+
 int pause_point(const StressOptions& options, std::uint64_t round, int process) {
-  if (options.pause_owners <= 0) return 0;
-  Dice dice(draw_seed(options.seed, round, kPauseSalt + static_cast<std::uint64_t>(process)));
-  if (!dice.chance(options.pause_owners)) return 0;
-  return 1 + dice.below(options.shape.configs);
+  return fault_point(options, options.pause_owners, kPauseSalt, round, process);
+}
+
+int stall_point(const StressOptions& options, std::uint64_t round, int process) {
+  return fault_point(options, options.stall_owners, kStallSalt, round, process);
 }
 
 std::chrono::milliseconds pause_length(const StressOptions& options) {

@@ -2,6 +2,8 @@
 // --pause-owners: worker processes stopped with SIGSTOP while they own an attempt, for longer
 // than a Redis store's lease, then continued with SIGCONT: the fencing case (a paused owner's lease
 // runs out, another process takes the attempt over, and the paused one must not publish).
+// --stall-owners: an owner sleeps as long in one of its benches, its process running on: a lease
+// renewed by a heartbeat holds, and one never renewed runs out (the worker does it alone).
 //
 // Which worker dies, and at which of its benches, is drawn from the seed, the round and its
 // process number (kill_point), so that a replay kills the same ones at the same benches. At that
@@ -28,6 +30,9 @@ namespace safetune::stress {
 int kill_point(const StressOptions& options, std::uint64_t round, int process);
 // The same for --pause-owners (0: not paused; n: paused at its n-th bench).
 int pause_point(const StressOptions& options, std::uint64_t round, int process);
+// The same for --stall-owners (0: no stall; n: its owner sleeps pause_length() at its n-th bench,
+// the process running on: a slow benchmark, during which a lease that is renewed holds).
+int stall_point(const StressOptions& options, std::uint64_t round, int process);
 // How long a paused worker stays stopped: twice a stress run's Redis lease (round_store.h), so
 // that the lease runs out; half the watchdog's limit by default, so no watchdog reads a hang.
 std::chrono::milliseconds pause_length(const StressOptions& options);

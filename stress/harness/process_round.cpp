@@ -96,7 +96,9 @@ int run_worker(const Generation& run, int process, const KillLine& kills) {
           kills.ask_to_be_killed(process);
         },
         .pause_at_bench = pause_point(run.options, run.round, process),
-        .paused = [&] { kills.ask_to_be_paused(process); }};
+        .paused = [&] { kills.ask_to_be_paused(process); },
+        .stall_at_bench = stall_point(run.options, run.round, process),
+        .stall_length = pause_length(run.options)};
     const Program program = program_of(run, process);
     RoundMonitor monitor;
     monitor.watchdog_limit = std::chrono::duration<double>(run.options.watchdog_seconds);

@@ -70,6 +70,9 @@ model::Header round_header(const StressOptions& options, const SubjectInfo& subj
   // Each round's store starts empty (process_round.h), and only --damage-store writes it from
   // outside the traced processes: without it, every entry a load finds must be whole.
   header.fresh_store = options.store.has_value() && !options.damage_store;
+  // Owners stalled (slow benchmarks) and none paused: each stays live, renewing its lease, so a
+  // lease lost was not renewed. Only such runs say so: elsewhere a starved heartbeat may lose one.
+  header.live_owners = options.stall_owners > 0 && options.pause_owners <= 0;
   header.policy.wait = options.wait;
   header.policy.reentry = options.reentry;
   if (fallback) header.policy.fallback = fallback->str();
@@ -306,10 +309,11 @@ class Round {
   // Inside the kernel's benchmark, under the subject's bench lock: the nested call of a step
   // that makes it there.
   void on_benchmark(const Invocation& /*inv*/, const Config& config) {
-    if (role_ != nullptr && (role_->kill_at_bench > 0 || role_->pause_at_bench > 0)) {
+    if (role_ != nullptr && (role_->kill_at_bench > 0 || role_->pause_at_bench > 0 || role_->stall_at_bench > 0)) {
       const int bench = benches_.fetch_add(1, std::memory_order_relaxed) + 1;
       if (bench == role_->kill_at_bench) die_here();
       if (bench == role_->pause_at_bench) role_->paused();
+      if (bench == role_->stall_at_bench) std::this_thread::sleep_for(role_->stall_length);
     }
     if (pending_hook == nullptr || !pending_hook->in_benchmark) return;
     if (space_.index_of(config) != static_cast<std::size_t>(pending_hook->hook_config)) return;

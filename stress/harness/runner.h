@@ -67,6 +67,10 @@ struct ProcessRole {
   // attempt, past a Redis store's lease; `paused` returns once it was continued (SIGCONT).
   int pause_at_bench = 0;
   std::function<void()> paused{};
+  // --stall-owners: > 0, this process's owner sleeps `stall_length` at its n-th bench, the process
+  // running on (its lease's heartbeat too).
+  int stall_at_bench = 0;
+  std::chrono::milliseconds stall_length{};
 };
 
 RoundResult run_round(const StressOptions& options, const SubjectInfo& subject, const Program& program,

@@ -36,6 +36,7 @@ std::string replay_command(const StressOptions& options, std::optional<std::uint
   if (options.damage_store) line << " --damage-store";
   if (options.kill_owners > 0) line << " --kill-owners " << exact(options.kill_owners);
   if (options.pause_owners > 0) line << " --pause-owners " << exact(options.pause_owners);
+  if (options.stall_owners > 0) line << " --stall-owners " << exact(options.stall_owners);
   if (round) line << " --round " << *round;
   line << " --watchdog-seconds " << exact(options.watchdog_seconds) << " --seed " << options.seed;
   return line.str();

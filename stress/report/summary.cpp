@@ -81,6 +81,7 @@ nlohmann::json stress_json(const StressSummary& summary) {
                {"killed_processes", summary.faults.killed_processes},
                {"pause_owners", options.pause_owners},
                {"paused_processes", summary.faults.paused_processes},
+               {"stall_owners", options.stall_owners},
                {"damage_store", options.damage_store},
                {"damaged_entries", summary.faults.damaged_entries},
                {"lost_at_power_loss", summary.faults.lost_at_power_loss},

@@ -101,6 +101,9 @@ struct Scenario {
   // one (stress/harness/round_store.h). Not with damage_store (a directory's files).
   bool redis = false;
   double pause_owners = 0;    // as --pause-owners, in [0, 1]; > 0 needs store or processes > 1
+  double stall_owners = 0;    // as --stall-owners, the same
+  // As --watchdog-seconds; 0: its default. A Redis lease is a quarter of it (round_store.h).
+  double watchdog_seconds = 0;
 };
 
 struct SubjectInfo {

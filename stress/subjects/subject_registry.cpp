@@ -32,6 +32,7 @@
 #ifdef SAFETUNE_HAS_REDIS_STORE
 #include "stress/subjects/redis_stores/redis_last_writer_wins_store.h"
 #include "stress/subjects/redis_stores/redis_unfenced_lease_store.h"
+#include "stress/subjects/redis_stores/redis_unrenewed_lease_store.h"
 #endif
 #include "stress/subjects/timeout_retune.h"
 #include "stress/subjects/unlocked.h"
@@ -165,6 +166,14 @@ std::vector<SubjectInfo> builtin_subjects() {
        .make = make_store_subject<RedisUnfencedLeaseStore>,
        .scenario = {.processes = 4, .store = true, .redis = true, .pause_owners = 1},
        .caught_by = {"R2", "R12"}},
+      {.name = "redis-lease-never-renewed",
+       .bug = "a Redis lease that is never renewed: an owner whose benchmark outlasts it is taken over while it benches on",
+       .white_box = true,
+       .make = make_store_subject<RedisUnrenewedLeaseStore>,
+       // A lease of 2 s (a quarter of the watchdog), stalls of 4 s: a heartbeat starved by the
+       // busy threads of a small machine would need over a second to lose the reference's lease.
+       .scenario = {.processes = 4, .store = true, .redis = true, .stall_owners = 1, .watchdog_seconds = 8},
+       .caught_by = {"R2"}},
 #endif
       {.name = "mini-correct",
        .bug = "none (test-only: the base the broken subjects derive from)",
@@ -239,6 +248,12 @@ std::string scenario_problem(const Scenario& scenario) {
     return "its scenario's pause_owners " + std::to_string(scenario.pause_owners) + " is not from 0 to 1";
   if (scenario.pause_owners > 0 && !scenario.store && scenario.processes == 1)
     return "its scenario pauses owners with no worker processes (no store, one process)";
+  if (!(scenario.watchdog_seconds >= 0 && scenario.watchdog_seconds <= 3600))
+    return "its scenario's watchdog_seconds " + std::to_string(scenario.watchdog_seconds) + " is not from 0 to 3600";
+  if (!(scenario.stall_owners >= 0 && scenario.stall_owners <= 1))
+    return "its scenario's stall_owners " + std::to_string(scenario.stall_owners) + " is not from 0 to 1";
+  if (scenario.stall_owners > 0 && !scenario.store && scenario.processes == 1)
+    return "its scenario stalls owners with no worker processes (no store, one process)";
   return "";
 }
 

@@ -112,12 +112,15 @@ TEST(TraceMerge, HeadersThatDisagreeAreAnInputErrorOfTheSecondFile) {
   EXPECT_NE(error->error.message.find("does not agree with the first file's"), std::string::npos);
 }
 
-TEST(TraceMerge, FilesThatDisagreeOnAFreshStoreAreAnInputError) {
-  Merge merge({kPerFile, R"({"format":"safetune-trace","version":1,"fresh_store":true})" "\n"});
-  auto error = merge->read_headers();
-  ASSERT_TRUE(error);
-  EXPECT_EQ(error->file, 1u);
-  EXPECT_NE(error->error.message.find("fresh_store"), std::string::npos);
+// The store's facts that the model holds loads and leases to: every file must say the same.
+TEST(TraceMerge, FilesThatDisagreeOnAFreshStoreOrOnLiveOwnersAreAnInputError) {
+  for (const std::string field : {"fresh_store", "live_owners"}) {
+    Merge merge({kPerFile, R"({"format":"safetune-trace","version":1,")" + field + R"(":true})" "\n"});
+    auto error = merge->read_headers();
+    ASSERT_TRUE(error) << field;
+    EXPECT_EQ(error->file, 1u);
+    EXPECT_NE(error->error.message.find(field), std::string::npos) << field;
+  }
 }
 
 TEST(TraceMerge, ABadLineInAnyFileIsItsInputError) {

@@ -35,6 +35,11 @@ TEST(ReadHeader, FreshStoreSaysTheRunsProcessesAloneWroteTheStore) {
   EXPECT_FALSE(expect_trace(header("")).header.fresh_store);
 }
 
+TEST(ReadHeader, LiveOwnersSaysNoOwnerOfTheRunWasPaused) {
+  EXPECT_TRUE(expect_trace(header(R"(,"live_owners":true)")).header.live_owners);
+  EXPECT_FALSE(expect_trace(header("")).header.live_owners);
+}
+
 TEST(ReadHeader, FirstLineWithoutFormatIsAnEvent) {
   const Trace trace = expect_trace(event_line(1, "call_begin"));
   EXPECT_FALSE(trace.header.present);
@@ -146,6 +151,7 @@ TEST(ReadHeader, RejectsEmptyConfigSpace) { expect_error(header(R"(,"configs":{"
 TEST(ReadHeader, RejectsWhiteBoxThatIsNotABool) {
   expect_error(header(R"(,"white_box":"yes")"), 1, "white_box", "\"yes\"");
   expect_error(header(R"(,"fresh_store":1)"), 1, "fresh_store", "1");
+  expect_error(header(R"(,"live_owners":"true")"), 1, "live_owners", "\"true\"");
 }
 
 TEST(ReadHeader, HeaderOnALaterLineIsAnError) {

@@ -37,6 +37,7 @@ void expect_round_trip(const Trace& original) {
   EXPECT_TRUE(read.header.present);
   EXPECT_EQ(read.header.white_box, original.header.white_box);
   EXPECT_EQ(read.header.fresh_store, original.header.fresh_store);
+  EXPECT_EQ(read.header.live_owners, original.header.live_owners);
   EXPECT_EQ(read.header.global_seq, original.header.global_seq);
   EXPECT_EQ(read.header.configs, original.header.configs);
   EXPECT_EQ(read.header.policy.wait, original.header.policy.wait);
@@ -90,6 +91,7 @@ TEST(WriteTrace, RoundTripsTheHeadersOfSeveralProcesses) {
   Trace trace = white_box_sample();
   trace.header.global_seq = true;
   trace.header.fresh_store = true;
+  trace.header.live_owners = true;
   expect_round_trip(trace);
 }
 

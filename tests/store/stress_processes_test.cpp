@@ -156,6 +156,8 @@ TEST(StressProcesses, BadFlagsAreUsageErrors) {
   EXPECT_EQ(run_safetune("stress --processes 2 --kill-owners 0").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --pause-owners 0.5").exit_code, 2);  // needs worker processes
   EXPECT_EQ(run_safetune("stress --processes 2 --pause-owners 2").exit_code, 2);
+  EXPECT_EQ(run_safetune("stress --stall-owners 0.5").exit_code, 2);  // needs worker processes
+  EXPECT_EQ(run_safetune("stress --processes 2 --stall-owners -1").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --store /tmp --damage-store").exit_code, 2);  // needs --restart
   EXPECT_EQ(run_safetune("stress --restart").exit_code, 2);          // needs --store
   EXPECT_EQ(run_safetune("stress --processes 0").exit_code, 2);

@@ -106,6 +106,25 @@ TEST(StressRedis, PausedOwnersAreFencedOffAndTheirAttemptsEndAsLeaseLost) {
   EXPECT_GT(paused, 0) << "no seed paused an owner: the fault was not injected";
 }
 
+// An owner that sleeps mid-bench for twice its lease, its process running on (a slow benchmark):
+// its heartbeat keeps the lease, so no one takes over and nothing is lost, and the trace says so
+// (live_owners: a lease lost would then be R2). A stall is sure to strike: with --stall-owners 1
+// every process that owns an attempt stalls at a bench of its first, and the run lasts it.
+TEST(StressRedis, StalledOwnersKeepTheirLeaseThroughASlowBenchmark) {
+  RedisServer server;
+  const std::string trace = testing::temp_path("stalled.jsonl");
+  const auto json = run_json("--hosts 2 --processes 2 --threads 3 --keys 3 --configs 8 --calls 30 --stall-owners 1 "
+                             "--watchdog-seconds 8 --seed 3 --trace " + trace + " --store " + server.address(), 0);
+  EXPECT_EQ(json.at("successful_tunings"), 3);
+  EXPECT_EQ(json.at("duplicate_tunings"), 0);
+  EXPECT_EQ(json.at("lost_leases"), 0);
+  EXPECT_GE(json.at("elapsed_s").get<double>(), 4.0) << "no owner stalled for twice its 2 s lease";
+  std::ifstream in(trace);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_NE(header.find("\"live_owners\":true"), std::string::npos) << header;
+}
+
 // --restart-store: the run's own redis-server (AOF on, fsynced at every write) is killed with
 // SIGKILL between the generations and started again on its data: the second generation loads every
 // winner and benches nothing. (With AOF off, the same runs fail by R3: the entries are gone.)

@@ -98,11 +98,15 @@ std::string scenario_flags(const Scenario& scenario) {
   if (scenario.redis) flags += " --own-redis";
   if (scenario.restart) flags += " --restart";
   if (scenario.damage_store) flags += " --damage-store";
-  if (scenario.pause_owners > 0) {
-    std::ostringstream rate;
-    rate << scenario.pause_owners;  // "1", "0.5": as a user types it
-    flags += " --pause-owners " + rate.str();
-  }
+  // As a user types them: "1", "0.5".
+  auto number = [](double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+  };
+  if (scenario.pause_owners > 0) flags += " --pause-owners " + number(scenario.pause_owners);
+  if (scenario.stall_owners > 0) flags += " --stall-owners " + number(scenario.stall_owners);
+  if (scenario.watchdog_seconds > 0) flags += " --watchdog-seconds " + number(scenario.watchdog_seconds);
   return flags;
 }
 

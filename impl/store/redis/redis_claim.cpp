@@ -12,8 +12,9 @@ RedisClaim::RedisClaim(RedisStore& store, const EntryId& id, std::string token)
     : store_(store),
       lease_key_(store.key("lease", id)),
       channel_(store.key("released", id)),
-      token_(std::move(token)),
-      thread_([this] { heartbeat(); }) {}
+      token_(std::move(token)) {
+  if (store.options().renew_leases) thread_ = std::thread([this] { heartbeat(); });
+}
 
 RedisClaim::~RedisClaim() {
   {
@@ -21,7 +22,7 @@ RedisClaim::~RedisClaim() {
     stopping_ = true;
   }
   stop_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
   try {  // a lease not given back expires by itself: a failure here delays the next owner only
     store_.run({"EVAL", redis_scripts::kRelease, "2", lease_key_, channel_, token_});
   } catch (...) {

@@ -1,5 +1,6 @@
 // A held claim of the Redis store: the entry's lease with its fencing token, kept alive by a
-// heartbeat thread until the claim is destroyed, which gives the lease back.
+// heartbeat thread until the claim is destroyed, which gives the lease back (with
+// RedisStoreOptions::renew_leases off, no heartbeat runs: the lease lasts one lease time).
 #pragma once
 
 #include <atomic>
@@ -37,7 +38,7 @@ class RedisClaim final : public StoreClaim {
   std::mutex mutex_;
   std::condition_variable stop_;
   bool stopping_ = false;
-  std::thread thread_;  // last: started once the rest is made
+  std::thread thread_;  // last: started once the rest is made; not started without renewal
 };
 
 }  // namespace safetune

@@ -37,6 +37,9 @@ struct RedisStoreOptions {
   std::chrono::milliseconds read_timeout{1000};
   std::chrono::milliseconds lease{10000};        // renewed every third of it while an attempt runs
   std::chrono::milliseconds longest_poll{100};   // a waiter's longest sleep between two tries
+  // false only to show what it prevents (the broken subject redis-lease-never-renewed): no
+  // heartbeat, so an attempt longer than `lease` loses it to a waiter of another process.
+  bool renew_leases = true;
 };
 
 class RedisStore final : public ResultsStore {
