@@ -206,6 +206,7 @@ void apply_scenario(const CLI::App& stress, StressOptions& options) {
   if (stress.count("--reentry") == 0) options.reentry_name = scenario.reentry;
   if (stress.count("--processes") == 0) options.processes = scenario.processes;
   options.temporary_store = scenario.store && !scenario.redis && !options.store;
+  options.store_down = options.store_down || (scenario.store_down && !options.store && !options.restart_store && !options.own_redis);
   options.own_redis = options.own_redis || (scenario.redis && !options.store && !options.restart_store && !options.store_down);
   options.restart = options.restart || scenario.restart;
   options.damage_store = options.damage_store || scenario.damage_store;

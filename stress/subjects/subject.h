@@ -100,6 +100,7 @@ struct Scenario {
   // With store: a Redis store, on a redis-server that the run starts itself unless --store names
   // one (stress/harness/round_store.h). Not with damage_store (a directory's files).
   bool redis = false;
+  bool store_down = false;    // with redis: no server at all, as --store-down (not with restart)
   double pause_owners = 0;    // as --pause-owners, in [0, 1]; > 0 needs store or processes > 1
   double stall_owners = 0;    // as --stall-owners, the same
   // As --watchdog-seconds; 0: its default. A Redis lease is a quarter of it (round_store.h).

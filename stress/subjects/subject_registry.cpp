@@ -31,6 +31,7 @@
 #include "stress/subjects/subject.h"
 #ifdef SAFETUNE_HAS_REDIS_STORE
 #include "stress/subjects/redis_stores/redis_last_writer_wins_store.h"
+#include "stress/subjects/redis_stores/redis_unbounded_wait_store.h"
 #include "stress/subjects/redis_stores/redis_unfenced_lease_store.h"
 #include "stress/subjects/redis_stores/redis_unrenewed_lease_store.h"
 #endif
@@ -174,6 +175,12 @@ std::vector<SubjectInfo> builtin_subjects() {
        // busy threads of a small machine would need over a second to lose the reference's lease.
        .scenario = {.processes = 4, .store = true, .redis = true, .stall_owners = 1, .watchdog_seconds = 8},
        .caught_by = {"R2"}},
+      {.name = "redis-unbounded-wait-on-dead-server",
+       .bug = "a Redis store that waits for a dead server to come back, with no bound: every cold call hangs",
+       .white_box = true,
+       .make = make_store_subject<RedisUnboundedWaitStore>,
+       .scenario = {.processes = 4, .store = true, .redis = true, .store_down = true},
+       .caught_by = {"R7"}},
 #endif
       {.name = "mini-correct",
        .bug = "none (test-only: the base the broken subjects derive from)",
@@ -244,6 +251,8 @@ std::string scenario_problem(const Scenario& scenario) {
   if (scenario.damage_store && !scenario.restart) return "its scenario damages the store with no restart to find it";
   if (scenario.redis && !scenario.store) return "its scenario asks for a Redis store with no store";
   if (scenario.redis && scenario.damage_store) return "its scenario damages a directory store's files on a Redis store";
+  if (scenario.store_down && !scenario.redis) return "its scenario has no server with no Redis store";
+  if (scenario.store_down && scenario.restart) return "its scenario restarts on a store that is down";
   if (!(scenario.pause_owners >= 0 && scenario.pause_owners <= 1))
     return "its scenario's pause_owners " + std::to_string(scenario.pause_owners) + " is not from 0 to 1";
   if (scenario.pause_owners > 0 && !scenario.store && scenario.processes == 1)

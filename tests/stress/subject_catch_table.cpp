@@ -95,7 +95,8 @@ std::vector<Outcome> run_all(const std::vector<Job>& jobs) {
 std::string scenario_flags(const Scenario& scenario) {
   std::string flags = "--mix " + scenario.mix + " --wait " + scenario.wait + " --reentry " + scenario.reentry;
   if (scenario.processes > 1) flags += " --processes " + std::to_string(scenario.processes);
-  if (scenario.redis) flags += " --own-redis";
+  if (scenario.store_down) flags += " --store-down";
+  else if (scenario.redis) flags += " --own-redis";
   if (scenario.restart) flags += " --restart";
   if (scenario.damage_store) flags += " --damage-store";
   // As a user types them: "1", "0.5".

@@ -79,6 +79,7 @@ std::string scenario_text(const Scenario& scenario) {
   if (scenario.reentry != "error") text += ", reentry " + scenario.reentry;
   if (scenario.processes > 1) text += ", " + std::to_string(scenario.processes) + " processes";
   if (scenario.store) text += scenario.redis ? ", Redis store" : ", store";
+  if (scenario.store_down) text += " down";
   if (scenario.pause_owners > 0) text += ", owners paused";
   if (scenario.stall_owners > 0) text += ", owners stalled";
   if (scenario.watchdog_seconds > 0) text += ", watchdog " + std::to_string(static_cast<int>(scenario.watchdog_seconds)) + " s";
