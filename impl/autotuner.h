@@ -207,6 +207,10 @@ class BasicAutotuner {
   // Inside a handler: what a waiter is told of the owner's store steps failing (empty when even
   // that text cannot be built).
   std::string store_step_failure(std::string_view key) const noexcept;
+  // StoreFailurePolicy::Fail: the key is given back (its waiters here see the failure), and the
+  // call ends with StoreFailed.
+  [[noreturn]] void fail_on_store(Entry& entry, const AttemptPtr& attempt, const StoreError& error)
+      SAFETUNE_EXCLUDES(entry.mutex);
 
   // The winner's index; kLeaseLost when the store fenced the publication off (lose_lease).
   int run_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
@@ -627,7 +631,8 @@ void BasicAutotuner<Sync>::lose_lease(Entry& entry, const Invocation& inv, const
 //   3. under the claim, an entry published meanwhile is loaded, and a rejected one is reported,
 //      warned of and quarantined; with none, the owner tunes, and publishes before it launches.
 // A store that fails (StoreError) is warned of once, and the key is tuned locally: no call hangs
-// on it and no unvalidated config is launched.
+// on it and no unvalidated config is launched. Under StoreFailurePolicy::Fail the call ends with
+// StoreFailed instead, tuning nothing; this process's waiters on it see the failure.
 template <class Sync>
 const Config* BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invocation& inv,
                                                        const AttemptPtr& attempt, Yield& yield) {
@@ -646,6 +651,7 @@ const Config* BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
       if (claim) loaded = load_claimed(entry, inv, publication.id, *claim);
     }
   } catch (const StoreError& e) {
+    if (store_.failure_fails_calls()) fail_on_store(entry, attempt, e);
     store_.warn_failure(e.what());
     claim.reset();
   } catch (...) {  // out of memory, say: the key must not stay Tuning for this process's waiters
@@ -805,6 +811,14 @@ void BasicAutotuner<Sync>::give_back(Entry& entry, const AttemptPtr& attempt, st
   if (attempt->waited_on.get() && wait_graph_ != nullptr) wait_graph_->attempt_finished(attempt.get());
   entry.attempt.set(nullptr);
   entry.attempt_finished.notify_all();
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::fail_on_store(Entry& entry, const AttemptPtr& attempt, const StoreError& error) {
+  std::string why = where(entry.key) + ": the results store failed (" + error.what() +
+                    ") and the store-failure policy is fail: nothing was tuned or launched";
+  give_back(entry, attempt, why);
+  throw StoreFailed(why);
 }
 
 template <class Sync>

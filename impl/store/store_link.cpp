@@ -14,6 +14,7 @@ StoreLink::StoreLink(const StoreOptions& options, const std::string& kernel, con
     : store_(options.store),
       waits_(store_ != nullptr ? store_->waits() : nullptr),
       warn_(options.warn),
+      on_failure_(options.on_failure),
       space_(space),
       fingerprint_(fingerprint_of(kernel, space, options.device)),
       failure_warned_(std::make_unique<FailureWarned>()) {}

@@ -22,11 +22,23 @@
 
 namespace safetune {
 
+// What a call does when the store fails before its key is tuned (the server is down, the disk is
+// full): tune locally, with one warning (the default: this process's winners are then not
+// shared), or end with StoreFailed and tune nothing, for a cluster that must not tune once per
+// process. Either way no call hangs on the store and none launches an unvalidated config.
+enum class StoreFailurePolicy { TuneLocally, Fail };
+
+// The call's error under StoreFailurePolicy::Fail: it names the key, the store and what failed.
+struct StoreFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The store options of an autotuner.
 struct StoreOptions {
   ResultsStore* store = nullptr;  // null: in memory only (each process tunes, nothing outlives it)
   DeviceIdentity device{};        // the device part of the entries' fingerprint
   std::function<void(const std::string&)> warn{};  // null: standard error
+  StoreFailurePolicy on_failure = StoreFailurePolicy::TuneLocally;
 };
 
 // A lookup: a valid winner (its index in the space), an entry rejected (why, and its winner when
@@ -44,6 +56,8 @@ class StoreLink {
   ~StoreLink();
 
   bool enabled() const { return store_ != nullptr; }
+  // StoreFailurePolicy::Fail: a store step that fails before the attempt ends the call.
+  bool failure_fails_calls() const { return on_failure_ == StoreFailurePolicy::Fail; }
   ResultsStore& store() const { return *store_; }
   // The store's graph of every process's waits (results_store.h), or null.
   SharedWaits* waits() const { return waits_; }
@@ -73,6 +87,7 @@ class StoreLink {
   ResultsStore* const store_;
   SharedWaits* const waits_;
   const std::function<void(const std::string&)> warn_;
+  const StoreFailurePolicy on_failure_;
   const ConfigSpace& space_;
   const Fingerprint fingerprint_;
   // Kept out of this header, which the model checkers' builds include with their own atomics.

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "impl/autotuner.h"
 #include "impl/posix/temp_directory.h"
@@ -92,6 +93,38 @@ TEST(AutotunerRedis, AnOwnerWhoseLeaseWasTakenIsFencedOffAndLoadsTheNewWinner) {
   EXPECT_EQ(result.stats.successful_tunings, 1);
   EXPECT_EQ(result.stats.loads, 1);
   EXPECT_EQ(result.stats.duplicate_tunings, 0);
+}
+
+// StoreFailurePolicy::Fail, on a real Unix socket where no server listens: the call ends with
+// StoreFailed (naming the store, what failed and the policy) within the connect timeout, benching
+// and launching nothing and warning of nothing; the key stays cold, so the next call fails the
+// same way instead of hanging on a key left Tuning.
+TEST(AutotunerRedis, UnderPolicyFailACallOnADeadServerEndsWithStoreFailedAndTunesNothing) {
+  const posix::TempDirectory folder("safetune-no-server");
+  const std::string socket = folder.path() + "/no-server.sock";
+  RedisStore store(RedisAddress::parse("unix://" + socket));
+  FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
+  std::vector<std::string> warnings;
+  TunerOptions options;
+  options.results = {.store = &store,
+                     .device = kDevice,
+                     .warn = [&](const std::string& warning) { warnings.push_back(warning); },
+                     .on_failure = StoreFailurePolicy::Fail};
+  Autotuner tuner(kernel, ConfigSpace::parse("B=0;B=1"), options);
+  FakeStream stream(0);
+  for (int call = 0; call < 2; ++call) {
+    try {
+      tuner.call({"k", stream});
+      ADD_FAILURE() << "call " << call << " launched with no store";
+    } catch (const StoreFailed& failed) {
+      const std::string what = failed.what();
+      EXPECT_NE(what.find(socket), std::string::npos) << what;
+      EXPECT_NE(what.find("store-failure policy is fail"), std::string::npos) << what;
+    }
+  }
+  EXPECT_TRUE(kernel.benches().empty());
+  EXPECT_TRUE(kernel.launches().empty());
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
 }
 
 }  // namespace

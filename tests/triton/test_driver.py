@@ -101,7 +101,9 @@ class ProcessesOnFakesTest(unittest.TestCase):
             )
             lines = result.stdout.splitlines()
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-            self.assertRegex(lines[0], r"^unfixed generation 1 \(3 x 2 threads\): fail, .*rules R2")
+            # Duplicate tuning is R2 or R3 among the rules, which are sorted as text ("R12,R2,R4"):
+            # the unfixed threads also overlap within a process (R4) and their loads disagree (R12).
+            self.assertRegex(lines[0], r"^unfixed generation 1 \(3 x 2 threads\): fail, .*rules (\S+,)?R[23]\b")
             self.assertRegex(lines[2], r"^fixed generation 1 .*: pass, tunings 1, duplicates 0, benches 100,")
             self.assertRegex(lines[3], r"^fixed generation 2 .*: pass, tunings 0, duplicates 0, benches 0,")
             self.assertIn("fixed: every call returned and computed x + y", lines[-1])
