@@ -227,6 +227,10 @@ class BasicAutotuner {
   bool publish_to_store(const Publication& publication, int winner) const noexcept;
   // Under the key lock: the attempt ends as lease_lost, with no result, and the key is Cold.
   void lose_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) SAFETUNE_REQUIRES(entry.mutex);
+  // Before each bench: whether the store already knows that the attempt's claim is lost; then
+  // the attempt ends as lease_lost (give_up_lost_lease), with no more benches.
+  bool claim_lost(const Publication* publication) const;
+  int give_up_lost_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) SAFETUNE_EXCLUDES(entry.mutex);
   void withdraw_from_store(std::string_view key) const noexcept;
   // invalidate(), under the entry's exclusive view when there is a store.
   void invalidate_here(std::string_view key);
@@ -478,8 +482,11 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
   std::string failures;
   std::string error;
   std::size_t next = 0;  // the first config not yet benched and reported
+  bool lease_lost = false;
   try {
     for (; next < space_.size(); ++next) {
+      lease_lost = claim_lost(publication);  // its publication would be refused: no more benches
+      if (lease_lost) break;
       const std::optional<double> time = bench_one(inv, space_[next], failures);
       if (time && publication != nullptr) publication->times.push_back({.config = space_[next].str(), .time_ns = *time});
       if (time && (best < 0 || *time < best_time)) {  // strict: a tie keeps the earlier config
@@ -487,7 +494,7 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
         best_time = *time;
       }
     }
-    if (best < 0) {
+    if (best < 0 && !lease_lost) {
       error = where(entry.key) + ": every config failed in tuning attempt " +
               std::to_string(attempt->id) + ": " + failures;
     }
@@ -498,11 +505,27 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
     abort_attempt(entry, inv, attempt, next, "unknown exception");
     throw;
   }
+  if (lease_lost) return give_up_lost_lease(entry, inv, attempt);
   if (!finish_attempt(entry, inv, attempt, best, std::move(error), publication)) return kLeaseLost;
   // The owner reads back its own write: the attempt is finished, so a failure to copy the
   // message here (out of memory) leaves no key in Tuning.
   if (best < 0) throw TuningFailed(attempt->error.get());
   return best;
+}
+
+// Another process may hold the entry's claim by now (its lease ran out, and the heartbeat found
+// it taken or could not renew it): the rest of the benches would be wasted, as the store refuses
+// this owner's publication. The attempt ends as lease_lost, as a refused publication ends it.
+template <class Sync>
+bool BasicAutotuner<Sync>::claim_lost(const Publication* publication) const {
+  return publication != nullptr && publication->claim != nullptr && publication->claim->lost();
+}
+
+template <class Sync>
+int BasicAutotuner<Sync>::give_up_lost_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) {
+  typename Sync::Lock lock(entry.mutex);
+  lose_lease(entry, inv, attempt);
+  return kLeaseLost;
 }
 
 // Ends an attempt that something other than a failed bench interrupted. Only the attempt's own

@@ -102,10 +102,6 @@ void check_winner(StepContext& step, std::int64_t id, const AttemptBenches& atte
   // configs than the winner (R4's one-config exception).
 }
 
-// The calls that waited on a failed attempt may now end with an error (R14); under policy block
-// they must end with one or launch a later winner (R8). White-box: a wait of theirs overlapped the
-// attempt. Black-box (policy block only: under fallback nobody waits): they were open on the key,
-// on another thread, and had not launched.
 // Whether the call's last closed wait began while the attempt was in flight and may have ended on
 // it. Across processes, not if its process held a winner at some moment since that wait began: the
 // wait may have ended on that winner, however late its wait_end is recorded (a waiter's wait_end
@@ -116,6 +112,10 @@ bool closed_wait_on(const Choice& choice, const OpenCall& call, const Attempt& a
   return !held_by_process_since(choice, call, call.last_wait_begin_seq);
 }
 
+// The calls that waited on a failed attempt may now end with an error (R14); under policy block
+// they must end with one or launch a later winner (R8). White-box: a wait of theirs overlapped the
+// attempt. Black-box (policy block only: under fallback nobody waits): they were open on the key,
+// on another thread, and had not launched.
 void mark_waiters_of_failure(StepContext& step, const Attempt& attempt) {
   const bool block = step.state.header.policy.wait == WaitPolicy::Block;
   const bool white_box = step.state.header.white_box;

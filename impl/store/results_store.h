@@ -45,6 +45,10 @@ struct EntryId {
 class StoreClaim {
  public:
   virtual ~StoreClaim() = default;
+  // The store already knows that the claim is gone (a lease that ran out and was not renewed):
+  // its owner stops benchmarking, since its publication would be refused. False when the store
+  // cannot tell before the publication, and always for a claim that cannot be lost (an OFD lock).
+  virtual bool lost() const { return false; }
 };
 
 // Proof of a held view of an entry (ResultsStore::view); destroying it lets the view go.

@@ -32,8 +32,9 @@ const DeviceIdentity kDevice{.name = "sim", .compute_capability = "0.0", .driver
 
 // One process of the test: its kernel, store, recorder (named as the process) and autotuner.
 struct Process {
-  Process(const testing::RedisServer& server, int number, std::chrono::steady_clock::time_point origin)
-      : kernel({{"B=0", 5}, {"B=1", 1}}), store(server.parsed()), recorder(header()) {
+  Process(const testing::RedisServer& server, int number, std::chrono::steady_clock::time_point origin,
+          RedisStoreOptions store_options = {})
+      : kernel({{"B=0", 5}, {"B=1", 1}}), store(server.parsed(), store_options), recorder(header()) {
     recorder.as_process(model::Name::integer(number), origin);
     options.observer = &recorder;
     options.results = {.store = &store, .device = kDevice, .warn = {}};
@@ -93,6 +94,39 @@ TEST(AutotunerRedis, AnOwnerWhoseLeaseWasTakenIsFencedOffAndLoadsTheNewWinner) {
   EXPECT_EQ(result.stats.successful_tunings, 1);
   EXPECT_EQ(result.stats.loads, 1);
   EXPECT_EQ(result.stats.duplicate_tunings, 0);
+}
+
+// An owner whose heartbeat finds its lease taken stops benchmarking at once: the store would
+// refuse its publication. Its lease (300 ms, renewed every 100 ms) goes inside its first bench,
+// where another process tunes and publishes the key; the bench then lasts a second, time for the
+// heartbeat to see it. The owner benches no second config, ends its attempt as lease_lost, and
+// loads the new winner.
+TEST(AutotunerRedis, AnOwnerWhoseHeartbeatFindsItsLeaseTakenStopsBenching) {
+  const testing::RedisServer server;
+  const posix::TempDirectory traces("safetune-redis-traces");
+  const auto origin = std::chrono::steady_clock::now();
+  Process owner(server, 1, origin, RedisStoreOptions{.lease = std::chrono::milliseconds(300)}), thief(server, 2, origin);
+  Autotuner thief_tuner(thief.kernel, ConfigSpace::parse("B=0;B=1"), thief.options);
+  int owner_benches = 0;
+  owner.kernel.inside_benchmark = [&](const Invocation&, const Config&) {
+    if (owner_benches++ != 0) return;
+    thief.store.run({"DEL", thief.store.key("lease", EntryId{.kernel = "add", .key = "k", .device = "sim"})});
+    std::thread([&] { thief.call(thief_tuner); }).join();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  };
+  Autotuner owner_tuner(owner.kernel, ConfigSpace::parse("B=0;B=1"), owner.options);
+  const std::optional<Config> owner_launched = owner.call(owner_tuner);
+
+  EXPECT_EQ(owner_launched, Config::parse("B=1"));
+  EXPECT_EQ(owner_benches, 1) << "the owner benched on after its heartbeat found the lease taken";
+  owner.write(traces.path() + "/trace.1.jsonl");
+  thief.write(traces.path() + "/trace.2.jsonl");
+  auto merged = model::read_merged_files({traces.path() + "/trace.1.jsonl", traces.path() + "/trace.2.jsonl"});
+  ASSERT_TRUE(std::holds_alternative<model::Trace>(merged));
+  const model::CheckResult result = model::check(std::get<model::Trace>(merged));
+  EXPECT_TRUE(result.ok()) << testing::violation_text(result);
+  EXPECT_EQ(result.stats.lost_leases, 1);
+  EXPECT_EQ(result.stats.successful_tunings, 1);
 }
 
 // StoreFailurePolicy::Fail, on a real Unix socket where no server listens: the call ends with

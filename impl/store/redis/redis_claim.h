@@ -25,7 +25,7 @@ class RedisClaim final : public StoreClaim {
   const std::string& token() const { return token_; }
   // The heartbeat found the lease taken, or could not renew it for a whole lease: the store
   // refuses this claim's writes anyway (its scripts check the token); this only says so sooner.
-  bool lost() const { return lost_.load(std::memory_order_acquire); }
+  bool lost() const override { return lost_.load(std::memory_order_acquire); }
 
  private:
   void heartbeat();
