@@ -62,9 +62,19 @@ struct Process {
   TunerOptions options;
 };
 
+// The two processes' traces, written to files, merged and checked as one run.
+model::CheckResult check_both(Process& owner, Process& thief) {
+  const posix::TempDirectory traces("safetune-redis-traces");
+  const std::vector<std::string> files{traces.path() + "/trace.1.jsonl", traces.path() + "/trace.2.jsonl"};
+  owner.write(files[0]);
+  thief.write(files[1]);
+  auto merged = model::read_merged_files(files);
+  if (auto* error = std::get_if<model::MergeError>(&merged)) ADD_FAILURE() << "the traces do not merge: " << error->error.message;
+  return std::holds_alternative<model::Trace>(merged) ? model::check(std::get<model::Trace>(merged)) : model::CheckResult{};
+}
+
 TEST(AutotunerRedis, AnOwnerWhoseLeaseWasTakenIsFencedOffAndLoadsTheNewWinner) {
   const testing::RedisServer server;
-  const posix::TempDirectory traces("safetune-redis-traces");
   const auto origin = std::chrono::steady_clock::now();
   Process owner(server, 1, origin), thief(server, 2, origin);
   Autotuner thief_tuner(thief.kernel, ConfigSpace::parse("B=0;B=1"), thief.options);
@@ -84,11 +94,7 @@ TEST(AutotunerRedis, AnOwnerWhoseLeaseWasTakenIsFencedOffAndLoadsTheNewWinner) {
   EXPECT_EQ(owner_launched, Config::parse("B=1"));  // loaded after its lease was lost
   EXPECT_EQ(owner_benches, 2) << "the fenced owner tuned again";
   EXPECT_EQ(owner_tuner.tuned_config("k"), Config::parse("B=1"));
-  owner.write(traces.path() + "/trace.1.jsonl");
-  thief.write(traces.path() + "/trace.2.jsonl");
-  auto merged = model::read_merged_files({traces.path() + "/trace.1.jsonl", traces.path() + "/trace.2.jsonl"});
-  ASSERT_TRUE(std::holds_alternative<model::Trace>(merged));
-  const model::CheckResult result = model::check(std::get<model::Trace>(merged));
+  const model::CheckResult result = check_both(owner, thief);
   EXPECT_TRUE(result.ok()) << testing::violation_text(result);
   EXPECT_EQ(result.stats.lost_leases, 1);
   EXPECT_EQ(result.stats.successful_tunings, 1);
@@ -103,7 +109,6 @@ TEST(AutotunerRedis, AnOwnerWhoseLeaseWasTakenIsFencedOffAndLoadsTheNewWinner) {
 // loads the new winner.
 TEST(AutotunerRedis, AnOwnerWhoseHeartbeatFindsItsLeaseTakenStopsBenching) {
   const testing::RedisServer server;
-  const posix::TempDirectory traces("safetune-redis-traces");
   const auto origin = std::chrono::steady_clock::now();
   Process owner(server, 1, origin, RedisStoreOptions{.lease = std::chrono::milliseconds(300)}), thief(server, 2, origin);
   Autotuner thief_tuner(thief.kernel, ConfigSpace::parse("B=0;B=1"), thief.options);
@@ -119,11 +124,7 @@ TEST(AutotunerRedis, AnOwnerWhoseHeartbeatFindsItsLeaseTakenStopsBenching) {
 
   EXPECT_EQ(owner_launched, Config::parse("B=1"));
   EXPECT_EQ(owner_benches, 1) << "the owner benched on after its heartbeat found the lease taken";
-  owner.write(traces.path() + "/trace.1.jsonl");
-  thief.write(traces.path() + "/trace.2.jsonl");
-  auto merged = model::read_merged_files({traces.path() + "/trace.1.jsonl", traces.path() + "/trace.2.jsonl"});
-  ASSERT_TRUE(std::holds_alternative<model::Trace>(merged));
-  const model::CheckResult result = model::check(std::get<model::Trace>(merged));
+  const model::CheckResult result = check_both(owner, thief);
   EXPECT_TRUE(result.ok()) << testing::violation_text(result);
   EXPECT_EQ(result.stats.lost_leases, 1);
   EXPECT_EQ(result.stats.successful_tunings, 1);
