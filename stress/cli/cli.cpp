@@ -245,12 +245,11 @@ void check_store_flags(const StressOptions& options) {
 
 void finish_stress_options(CLI::App& stress, StressOptions& options) {
   apply_scenario(stress, options);
-  if (options.kill_owners > 0 && !options.forks_workers())
-    throw CLI::ValidationError("--kill-owners", "needs worker processes: give --processes P or --store DIR");
-  if (options.pause_owners > 0 && !options.forks_workers())
-    throw CLI::ValidationError("--pause-owners", "needs worker processes: give --processes P or --store DIR");
-  if (options.stall_owners > 0 && !options.forks_workers())
-    throw CLI::ValidationError("--stall-owners", "needs worker processes: give --processes P or --store DIR");
+  // The faults that strike an owner mid-bench strike worker processes.
+  for (const auto& [flag, rate] : {std::pair{"--kill-owners", options.kill_owners}, std::pair{"--pause-owners", options.pause_owners},
+                                   std::pair{"--stall-owners", options.stall_owners}})
+    if (rate > 0 && !options.forks_workers())
+      throw CLI::ValidationError(flag, "needs worker processes: give --processes P or --store DIR");
   check_store_flags(options);
   choose_device(stress, options);
   options.seed_given = stress.count("--seed") > 0;

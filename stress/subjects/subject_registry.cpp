@@ -253,16 +253,14 @@ std::string scenario_problem(const Scenario& scenario) {
   if (scenario.redis && scenario.damage_store) return "its scenario damages a directory store's files on a Redis store";
   if (scenario.store_down && !scenario.redis) return "its scenario has no server with no Redis store";
   if (scenario.store_down && scenario.restart) return "its scenario restarts on a store that is down";
-  if (!(scenario.pause_owners >= 0 && scenario.pause_owners <= 1))
-    return "its scenario's pause_owners " + std::to_string(scenario.pause_owners) + " is not from 0 to 1";
-  if (scenario.pause_owners > 0 && !scenario.store && scenario.processes == 1)
-    return "its scenario pauses owners with no worker processes (no store, one process)";
+  // The faults that strike an owner mid-bench: a rate each, and worker processes to strike.
+  for (const auto& [name, rate] : {std::pair{"pause_owners", scenario.pause_owners}, std::pair{"stall_owners", scenario.stall_owners}}) {
+    if (!(rate >= 0 && rate <= 1)) return std::string("its scenario's ") + name + " " + std::to_string(rate) + " is not from 0 to 1";
+    if (rate > 0 && !scenario.store && scenario.processes == 1)
+      return std::string("its scenario's ") + name + " strikes owners with no worker processes (no store, one process)";
+  }
   if (!(scenario.watchdog_seconds >= 0 && scenario.watchdog_seconds <= 3600))
     return "its scenario's watchdog_seconds " + std::to_string(scenario.watchdog_seconds) + " is not from 0 to 3600";
-  if (!(scenario.stall_owners >= 0 && scenario.stall_owners <= 1))
-    return "its scenario's stall_owners " + std::to_string(scenario.stall_owners) + " is not from 0 to 1";
-  if (scenario.stall_owners > 0 && !scenario.store && scenario.processes == 1)
-    return "its scenario stalls owners with no worker processes (no store, one process)";
   return "";
 }
 

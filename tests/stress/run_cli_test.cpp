@@ -58,6 +58,12 @@ std::vector<RefusedCase> refused_cases() {
   bad_mix.scenario.mix = "chaos";
   SubjectInfo bad_wait = extra_named("bad-wait");
   bad_wait.scenario.wait = "sometimes";
+  SubjectInfo stall_rate = extra_named("stall-rate");
+  stall_rate.scenario = {.processes = 4, .stall_owners = 2};
+  SubjectInfo pause_alone = extra_named("pause-alone");
+  pause_alone.scenario.pause_owners = 0.5;  // one process, no store: no worker to stop
+  SubjectInfo long_watchdog = extra_named("long-watchdog");
+  long_watchdog.scenario.watchdog_seconds = 7200;
   return {
       {"ClashWithABuiltInSubject", extra_named("reference"), std::nullopt,
        "cannot add subject 'reference': a built-in subject has that name; give yours another one"},
@@ -73,6 +79,11 @@ std::vector<RefusedCase> refused_cases() {
       {"MultiLineBug", two_lines, std::nullopt, "cannot add subject 'two-lines': its bug must be one"},
       {"UnknownMix", bad_mix, std::nullopt, "cannot add subject 'bad-mix': its scenario's mix 'chaos'"},
       {"UnknownWait", bad_wait, std::nullopt, "cannot add subject 'bad-wait': its scenario's wait 'sometimes'"},
+      {"StallRateAboveOne", stall_rate, std::nullopt, "cannot add subject 'stall-rate': its scenario's stall_owners 2"},
+      {"PausesWithNoWorkerProcesses", pause_alone, std::nullopt,
+       "cannot add subject 'pause-alone': its scenario's pause_owners strikes owners with no worker processes"},
+      {"WatchdogOverAnHour", long_watchdog, std::nullopt,
+       "cannot add subject 'long-watchdog': its scenario's watchdog_seconds 7200"},
   };
 }
 
