@@ -130,6 +130,7 @@ class ChromeWriter::Builder {
       case EventKind::Load:
         instant(row, (event.error ? "load rejected " : "load ") + key_label(event), "load", ts, event);
         break;
+      case EventKind::StoreFailed: instant(row, "store failed " + key_label(event), "store", ts, event); break;
       case EventKind::Exit: end_process(event.process, ts, event); break;
     }
     row.last_ts = ts;

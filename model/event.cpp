@@ -10,7 +10,7 @@ namespace safetune::model {
 namespace {
 
 // Indexed by the kind's value; the order must follow enum EventKind.
-constexpr std::array<std::pair<EventKind, std::string_view>, 14> kNames{{
+constexpr std::array<std::pair<EventKind, std::string_view>, 15> kNames{{
     {EventKind::CallBegin, "call_begin"},
     {EventKind::CallEnd, "call_end"},
     {EventKind::TuneBegin, "tune_begin"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<EventKind, std::string_view>, 14> kNames{{
     {EventKind::Load, "load"},
     {EventKind::Exit, "exit"},
     {EventKind::LeaseLost, "lease_lost"},
+    {EventKind::StoreFailed, "store_failed"},
 }};
 
 }  // namespace

@@ -58,6 +58,8 @@ enum class EventKind : std::uint8_t {
   Exit,          // the process ended, or was killed, here (no kernel or key)
   LeaseLost,     // the owner's attempt lost its lease to the store: it is over, and must not publish
                  // (white-box)
+  StoreFailed,   // a step of the call in the results store failed with `error` (server down, disk
+                 // full): the call may end with an error, as the store-failure policy fail has it
 };
 
 // The trace spelling of each kind ("call_begin", ...).

@@ -170,7 +170,7 @@ void judge_call_end(StepContext& step, OpenCall& call) {
 // cycle-closing one in a white-box trace, are judged by R9 and R11 whichever the policy. A black-box
 // cycle is one of possible waits: it excuses an error under re-entry policy error only.
 bool may_raise(const StepContext& step, const OpenCall& call, const CallView& view) {
-  if (call.launch_failed || view.owned == Ownership::Failed || view.saw_failure || view.reentrant) return true;
+  if (call.launch_failed || call.store_failed || view.owned == Ownership::Failed || view.saw_failure || view.reentrant) return true;
   const bool judged_by_r11 =
       step.state.header.white_box || step.state.header.policy.reentry == ReentryPolicy::Error;
   return judged_by_r11 && call.launches == 0 && cycle_closed_by(step.state, call).has_value();
@@ -186,7 +186,7 @@ void judge_spurious_failure(StepContext& step, const OpenCall& call, const CallV
   report_in_choice(step, Rule::R14, {call.begin_seq, e.seq},
                    thread_text(thread_of(e)) + "'s call on " + call.key.show() + " (" + seq_text(call.begin_seq) +
                        ") raised \"" + printable(*e.error) + "\" at " + seq_text(e.seq) + ", but " + why +
-                       ", it was neither re-entrant nor closing a cycle, and no launch of it failed");
+                       ", it was neither re-entrant nor closing a cycle, and neither a launch nor a store step of it failed");
 }
 
 // In one choice: R9 on a re-entrant call's result, R8 on an owner whose attempt failed, R14.
@@ -345,6 +345,7 @@ void dispatch(StepContext& step) {
     case EventKind::Load: return on_load(step);
     case EventKind::Exit: return on_exit(step);
     case EventKind::LeaseLost: return on_lease_lost(step);
+    case EventKind::StoreFailed: return on_store_failed(step);
   }
 }
 

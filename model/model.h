@@ -117,6 +117,7 @@ struct OpenCall {
   std::optional<std::string> launched{};  // config of the first launch (or launch_failed)
   std::int64_t launch_seq = 0;
   bool launch_failed = false;  // that first launch was a launch_failed: the call may raise (R14)
+  bool store_failed = false;   // a step of it in the results store failed: the call may raise (R14)
   std::optional<std::int64_t> wait_open_seq{};  // white-box: the open wait_begin
   std::int64_t last_wait_begin_seq = -1;        // white-box: the begin of the last closed wait
   std::int64_t waits_on_attempt = 0;  // white-box: the attempt in flight at the open wait_begin,

@@ -165,8 +165,9 @@ void settle_pending(StepContext& step, std::int64_t owner_call, const std::strin
 // End of trace: every pending launch of `choice` is judged as if its undecided winners were not it.
 void settle_all_pending(State& state, Choice& choice);
 
-// --- the results store: load (R12, R13) and exit (model_store.cpp) ---
+// --- the results store: load (R12, R13), store_failed (R14) and exit (model_store.cpp) ---
 void on_load(StepContext& step);
+void on_store_failed(StepContext& step);
 void on_exit(StepContext& step);
 // R13, in the choice being advanced: a launch of a config that a load of the same call rejected,
 // with no publication of it since that load.

@@ -1,5 +1,5 @@
-// The results store in the model: a call's `load` of the key's entry (R12, R13) and a process's
-// `exit` (docs/rules.md, "Across processes").
+// The results store in the model: a call's `load` of the key's entry (R12, R13), a failed step in
+// the store (`store_failed`, R14) and a process's `exit` (docs/rules.md, "Across processes").
 //
 // A load with a config is an observation at its own seq: the call read a published winner. The
 // model then holds that winner as published (from an earlier run, if the trace shows none), and a
@@ -168,6 +168,13 @@ void on_load(StepContext& step) {
            thread_text(thread_of(e)) + " loaded " + printable(*e.config) + " for " + call->key.show() + " at " +
                seq_text(e.seq) + ", which is not in the kernel's config space: no attempt can have published it");
   for_each_choice(step, [&](StepContext& in) { load_in_choice(in, *call, *e.config); });
+}
+
+// A step of the call in the store failed: under the store-failure policy fail the call ends with an
+// error for it (R14 names the reason); under tune-locally it goes on and tunes. Either way the
+// store told the call nothing, so no other rule changes.
+void on_store_failed(StepContext& step) {
+  if (OpenCall* call = require_call(step)) call->store_failed = true;
 }
 
 void on_exit(StepContext& step) {

@@ -83,6 +83,11 @@ void check_outcome_fields(const Event& event) {
       demand(event.error, "error", event.kind);
       forbid(event.time_ns, "time_ns", event.kind);
       return;
+    case EventKind::StoreFailed:
+      demand(event.error, "error", event.kind);
+      forbid(event.config, "config", event.kind);
+      forbid(event.time_ns, "time_ns", event.kind);
+      return;
     case EventKind::Load:  // a winner, or a rejected entry: its reason, and its winner when known
       if (!event.config && !event.error) fail(kind_name(event.kind) + " carries \"config\" or \"error\", and this one has neither");
       forbid(event.time_ns, "time_ns", event.kind);

@@ -142,6 +142,13 @@ void add_run_options(CLI::App& stress, StressOptions& options) {
       ->excludes("--store")
       ->excludes("--restart")
       ->excludes("--restart-store");
+  stress
+      .add_option_function<std::string>(
+          "--store-failure", [&options](const std::string& policy) { options.store_failure_fails = policy == "fail"; },
+          "what the reference does when a store step fails before its key is tuned: tune-locally (the default, "
+          "with one warning) or fail (the call raises StoreFailed, naming the key, the store and the failure, "
+          "and tunes nothing: the trace shows a store_failed). Needs a store")
+      ->check(CLI::IsMember({"tune-locally", "fail"}));
   stress.add_flag("--own-redis", options.own_redis,
                   "the processes' store is a redis-server of the run's own, started for each round on a Unix socket "
                   "in a temporary folder (AOF on) and killed at its end")
@@ -239,6 +246,9 @@ void check_store_flags(const StressOptions& options) {
                                : options.restart_store ? "--restart-store"
                                                        : "--own-redis",
                                "subject " + options.subject + "'s scenario runs on a directory store of its own");
+  const bool has_store = options.store || options.temporary_store || options.store_down || options.restart_store || options.own_redis;
+  if (options.store_failure_fails && !has_store)
+    throw CLI::ValidationError("--store-failure", "fail needs a store: give --store DIR|redis://...|unix://..., --store-down or --own-redis");
   if (redis && options.damage_store)
     throw CLI::ValidationError("--damage-store", "damages a directory store's files; this run's store is a Redis server");
 }

@@ -59,6 +59,9 @@ struct StressOptions {
                                       // data between the generations (needs `restart`, no `store`)
   bool store_down = false;            // a Redis store with no server at all (round_store.h); not
                                       // with `store` or `restart`
+  bool store_failure_fails = false;   // --store-failure fail: the reference's store-failure policy
+                                      // is fail (a call whose store step fails raises StoreFailed)
+                                      // rather than tune locally; needs a store
   bool own_redis = false;             // --own-redis, or a scenario that wants a Redis store when
                                       // --store names none: each round starts a redis-server of
                                       // its own (round_store.h)

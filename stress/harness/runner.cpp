@@ -171,7 +171,8 @@ class Round {
           on_pre_bench(inv, config);
         },
         .store = role_ != nullptr ? role_->store : nullptr,
-        .device = {.name = options.device, .compute_capability = "-", .driver = "-", .toolkit = "-"}};
+        .device = {.name = options.device, .compute_capability = "-", .driver = "-", .toolkit = "-"},
+        .store_failure_fails = options.store_failure_fails};
   }
 
   // Starts a worker per program thread, as many as the system lets it (a thread that cannot

@@ -30,6 +30,7 @@ std::string replay_command(const StressOptions& options, std::optional<std::uint
   if (options.hosts > 1) line << " --hosts " << options.hosts;
   if (options.store) line << " --store " << *options.store;
   if (options.store_down) line << " --store-down";
+  if (options.store_failure_fails) line << " --store-failure fail";
   if (options.restart_store) line << " --restart-store";
   if (options.own_redis) line << " --own-redis";
   if (options.restart) line << " --restart";

@@ -73,6 +73,7 @@ nlohmann::json stress_json(const StressSummary& summary) {
                {"hosts", options.hosts},
                {"store", options.store ? nlohmann::json(*options.store) : nlohmann::json(nullptr)},
                {"store_down", options.store_down},
+               {"store_failure", options.store_failure_fails ? "fail" : "tune-locally"},
                {"restart_store", options.restart_store},
                {"own_redis", options.own_redis},
                {"store_restarts", summary.faults.store_restarts},
@@ -110,6 +111,7 @@ void write_stress_text(std::ostream& out, const StressSummary& summary) {
                                                    std::to_string(summary.faults.store_restarts) + " restart(s))"
                      : options.own_redis     ? std::string("a redis-server of the run's own (--own-redis)")
                                              : options.store.value_or("none (each process in memory)")) +
+                    (options.store_failure_fails ? "; store-failure policy fail" : "") +
                     "\nfaults: " + std::to_string(summary.faults.killed_processes) + " process(es) killed mid-bench, " +
                     std::to_string(summary.faults.paused_processes) + " paused mid-bench, " +
                     std::to_string(summary.faults.damaged_entries) + " entries damaged, " +

@@ -22,7 +22,10 @@ class ReferenceSubject final : public Subject {
     options.bench_lock = environment.bench_lock;
     options.pre_bench_hook = environment.pre_bench_hook;
     options.observer = environment.observer;
-    options.results = {.store = environment.store, .device = environment.device, .warn = {}};
+    options.results = {.store = environment.store,
+                       .device = environment.device,
+                       .warn = {},
+                       .on_failure = environment.store_failure_fails ? StoreFailurePolicy::Fail : StoreFailurePolicy::TuneLocally};
     return options;
   }
 

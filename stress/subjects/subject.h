@@ -58,6 +58,8 @@ struct SubjectEnvironment {
   // ignores it tunes in every process, which the model sees across processes as R3).
   ResultsStore* store = nullptr;
   DeviceIdentity device{};
+  bool store_failure_fails = false;  // --store-failure fail: a call whose store step fails raises
+                                     // (the reference's StoreFailurePolicy::Fail)
 };
 
 class Subject {

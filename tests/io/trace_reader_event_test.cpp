@@ -197,6 +197,17 @@ TEST(ReadEvent, LaunchFailedCarriesConfigAndError) {
                "not allowed", "launch_failed");
 }
 
+// A store step's failure, in a white-box or a black-box trace: its reason, and nothing else.
+TEST(ReadEvent, StoreFailedCarriesAnErrorOnly) {
+  const Event event = expect_trace(event_line(1, "store_failed", R"(,"error":"connection refused")")).events.at(0);
+  EXPECT_EQ(event.kind, EventKind::StoreFailed);
+  EXPECT_EQ(event.error, "connection refused");
+  EXPECT_EQ(expect_trace(kWhiteBoxHeader + event_line(1, "store_failed", R"(,"error":"x")")).events.size(), 1u);
+  expect_error(event_line(1, "store_failed"), 1, "\"error\"", "missing", "store_failed");
+  expect_error(event_line(1, "store_failed", R"(,"error":"x","config":"A=1")"), 1, "\"config\"", "not allowed", "store_failed");
+  expect_error(event_line(1, "store_failed", R"(,"error":"x","time_ns":3)"), 1, "\"time_ns\"", "not allowed", "store_failed");
+}
+
 TEST(ReadEvent, OutcomeFieldsAreNotAllowedWhereTheyMeanNothing) {
   expect_error(event_line(1, "call_begin", R"(,"config":"A=1")"), 1, "\"config\"", "not allowed", "call_begin");
   expect_error(event_line(1, "invalidate", R"(,"error":"x")"), 1, "\"error\"", "not allowed", "invalidate");

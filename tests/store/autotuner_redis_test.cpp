@@ -3,6 +3,7 @@
 // process that took over; the two processes' traces, merged, satisfy the model (label: redis).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -134,25 +135,33 @@ TEST(AutotunerRedis, AnOwnerWhoseHeartbeatFindsItsLeaseTakenStopsBenching) {
 // StoreFailed (naming the store, what failed and the policy) within the connect timeout, benching
 // and launching nothing and warning of nothing; the key stays cold, so the next call fails the
 // same way instead of hanging on a key left Tuning.
+// Each call records its store_failed: the model then reads the StoreFailed as caused (R14).
 TEST(AutotunerRedis, UnderPolicyFailACallOnADeadServerEndsWithStoreFailedAndTunesNothing) {
   const posix::TempDirectory folder("safetune-no-server");
   const std::string socket = folder.path() + "/no-server.sock";
   RedisStore store(RedisAddress::parse("unix://" + socket));
   FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
+  const ConfigSpace space = ConfigSpace::parse("B=0;B=1");
+  TraceRecorder recorder(testing::header_for(kernel, space));
   std::vector<std::string> warnings;
   TunerOptions options;
+  options.observer = &recorder;
   options.results = {.store = &store,
                      .device = kDevice,
                      .warn = [&](const std::string& warning) { warnings.push_back(warning); },
                      .on_failure = StoreFailurePolicy::Fail};
-  Autotuner tuner(kernel, ConfigSpace::parse("B=0;B=1"), options);
+  Autotuner tuner(kernel, space, options);
+  TraceRecorder::bind_thread(0);
   FakeStream stream(0);
   for (int call = 0; call < 2; ++call) {
+    recorder.call_begin(kernel.name(), "k", stream.id());
     try {
-      tuner.call({"k", stream});
+      const Config& launched = tuner.call({"k", stream});
+      recorder.call_end(kernel.name(), "k", CallOutcome::returned(launched.str()), stream.id());
       ADD_FAILURE() << "call " << call << " launched with no store";
     } catch (const StoreFailed& failed) {
       const std::string what = failed.what();
+      recorder.call_end(kernel.name(), "k", CallOutcome::raised(what), stream.id());
       EXPECT_NE(what.find(socket), std::string::npos) << what;
       EXPECT_NE(what.find("store-failure policy is fail"), std::string::npos) << what;
     }
@@ -160,6 +169,15 @@ TEST(AutotunerRedis, UnderPolicyFailACallOnADeadServerEndsWithStoreFailedAndTune
   EXPECT_TRUE(kernel.benches().empty());
   EXPECT_TRUE(kernel.launches().empty());
   EXPECT_TRUE(warnings.empty()) << warnings.front();
+
+  const model::Trace trace = recorder.take();
+  const auto failures = std::count_if(trace.events.begin(), trace.events.end(), [&](const model::Event& event) {
+    return event.kind == model::EventKind::StoreFailed && event.error && event.error->find(socket) != std::string::npos;
+  });
+  EXPECT_EQ(failures, 2) << "one store_failed per recorded call, with the store's reason";
+  const model::CheckResult result = model::check(trace);
+  EXPECT_TRUE(result.ok()) << testing::violation_text(result);
+  EXPECT_EQ(result.stats.errors, 2);
 }
 
 }  // namespace

@@ -165,6 +165,20 @@ TEST(StressRedis, WithTheStoreDownEveryProcessTunesLocallyOnceAndEveryCallEnds) 
   EXPECT_EQ(warnings, 2u * 3u) << "one warning per process: " << result.err;
 }
 
+// --store-failure fail with no server: each call's store step fails, and the call raises
+// StoreFailed, tuning and launching nothing. Each trace shows the call's store_failed, the reason
+// the checker needs for the error (R14): without it the run would fail.
+TEST(StressRedis, WithTheStoreDownUnderPolicyFailEveryCallRaisesAndNothingIsTuned) {
+  const auto json = run_json("--hosts 2 --processes 2 --threads 3 --keys 3 --calls 20 --store-down --store-failure fail --seed 4", 0);
+  EXPECT_EQ(json.at("verdict"), "pass");
+  EXPECT_EQ(json.at("store_failure"), "fail");
+  EXPECT_EQ(json.at("successful_tunings"), 0);
+  EXPECT_EQ(json.at("benches"), 0);
+  EXPECT_EQ(json.at("hung_calls"), 0);
+  EXPECT_GT(json.at("total_calls").get<int>(), 0);
+  EXPECT_EQ(json.at("errors"), json.at("total_calls")) << "every call raised";
+}
+
 TEST(StressRedis, StoreDownFlagsThatMakeNoSenseAreUsageErrors) {
   EXPECT_EQ(run_safetune("stress --store-down --store /tmp").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --store-down --processes 2 --restart").exit_code, 2);
@@ -172,6 +186,11 @@ TEST(StressRedis, StoreDownFlagsThatMakeNoSenseAreUsageErrors) {
   EXPECT_EQ(run_safetune("stress --restart-store --processes 2").exit_code, 2);  // needs --restart
   EXPECT_EQ(run_safetune("stress --restart-store --restart --store /tmp").exit_code, 2);
   EXPECT_EQ(run_safetune("stress --restart-store --restart --store-down").exit_code, 2);
+  for (const char* flags : {"--store-failure fail", "--store-failure fail --processes 2", "--store-failure maybe --store-down"}) {
+    const CommandResult result = run_safetune(std::string("stress ") + flags);
+    EXPECT_EQ(result.exit_code, 2) << flags << ": " << result.out << result.err;
+    EXPECT_NE(result.err.find("--store-failure"), std::string::npos) << flags << ": " << result.err;
+  }
 }
 
 // --own-redis: each round starts a redis-server of its own and kills it at its end; a Redis
