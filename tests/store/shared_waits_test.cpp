@@ -2,16 +2,20 @@
 // across real processes: a wait that would close a cycle through another process is refused, a
 // killed process drops out of the graph, and a waiter wakes when the attempt it waits on ends,
 // even when the next attempt on its key begins at once. And the reference autotuner through it:
-// two processes whose hooks call each other's key end, one call refused, instead of hanging.
+// two processes whose hooks call each other's key end, one call refused, instead of hanging; and
+// a nested call from inside a benchmark gives up the bench lock while it waits on another process.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <csignal>
+#include <cstdio>
 #include <chrono>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "impl/autotuner.h"
+#include "impl/bench_lock.h"
 #include "impl/posix/temp_directory.h"
 #include "impl/store/directory_store.h"
 #include "tests/impl/fake_kernel.h"
@@ -173,6 +177,92 @@ TEST(SharedWaitsAutotuner, HooksThatCallEachOthersKeyAcrossProcessesEndWithOneRe
   EXPECT_FALSE(tune("k0", "k1").empty());
   EXPECT_EQ(testing::wait_for(other), "exit 0");
   EXPECT_EQ(refused->load(), 1);
+}
+
+// A nested call made from inside a benchmark holds this process's bench lock. When it waits for
+// another process's claim it gives its holds up, as an in-process waiter does (docs/store.md,
+// "Cycles of waits across processes"). Here A, benchmarking k0 under the lock, calls k1, which the
+// other process owns; that owner, from its hook, calls k2, which B owns here; and B needs the lock
+// to benchmark k2. Kept, the hold would close a cycle that no graph sees (A -> k1 -> k2 -> the
+// lock -> A): every call would hang. Given up, every call ends, each with its winner.
+TEST(SharedWaitsAutotuner, ANestedCallFromABenchmarkGivesUpTheBenchLockWhileItWaitsOnAnotherProcess) {
+  const posix::TempDirectory dir("safetune-waits");
+  std::atomic<int>* const other_owns_k1 = testing::shared_object<std::atomic<int>>();
+  std::atomic<int>* const here_owns_k2 = testing::shared_object<std::atomic<int>>();
+  const DeviceIdentity device{.name = "sim", .compute_capability = "0.0", .driver = "test", .toolkit = "test"};
+  const auto options_on = [&](DirectoryStore& store) {
+    TunerOptions options;
+    options.results = {.store = &store, .device = device, .warn = [](const std::string&) {}};
+    return options;
+  };
+  const pid_t other = testing::spawn([&] {  // owns k1; its hook calls k2 once B owns it
+    FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
+    DirectoryStore store(dir.path());
+    TunerOptions options = options_on(store);
+    Autotuner* tuner = nullptr;
+    bool nested = false;
+    options.pre_bench_hook = [&](const Invocation& inv, const Config&) {
+      if (inv.key != "k1" || std::exchange(nested, true)) return;
+      other_owns_k1->store(1);
+      wait_until(*here_owns_k2, 1);
+      FakeStream stream(1);
+      (void)tuner->call({.key = "k2", .stream = stream});
+    };
+    Autotuner autotuner(kernel, ConfigSpace::parse("B=0;B=1"), options);
+    tuner = &autotuner;
+    FakeStream stream(0);
+    return autotuner.call({.key = "k1", .stream = stream}) == Config::parse("B=1");
+  });
+
+  FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
+  DirectoryStore store(dir.path());
+  BenchLock bench_lock;
+  TunerOptions options = options_on(store);
+  options.bench_lock = &bench_lock;
+  Autotuner* tuner = nullptr;
+  std::atomic<int> a_waits{0};
+  bool a_nested = false, b_hooked = false;
+  kernel.inside_benchmark = [&](const Invocation& inv, const Config&) {  // A, under the lock
+    if (inv.key != "k0" || std::exchange(a_nested, true)) return;
+    a_waits.store(1);
+    FakeStream stream(2);
+    (void)tuner->call({.key = "k1", .stream = stream});
+  };
+  options.pre_bench_hook = [&](const Invocation& inv, const Config&) {  // B, before its first bench
+    if (inv.key != "k2" || std::exchange(b_hooked, true)) return;
+    here_owns_k2->store(1);
+    wait_until(a_waits, 1);
+    std::this_thread::sleep_for(kPause);  // A is waiting for k1 by now
+  };
+  Autotuner autotuner(kernel, ConfigSpace::parse("B=0;B=1"), options);
+  tuner = &autotuner;
+  std::atomic<int> ended{0};
+  std::optional<Config> a_launched, b_launched;
+  wait_until(*other_owns_k1, 1);
+  std::thread a([&] {
+    FakeStream stream(0);
+    a_launched = autotuner.call({.key = "k0", .stream = stream});
+    ended.fetch_add(1);
+  });
+  std::thread b([&] {
+    FakeStream stream(1);
+    b_launched = autotuner.call({.key = "k2", .stream = stream});
+    ended.fetch_add(1);
+  });
+  // A hang is a failure, not a stuck test: after 30 s the cycle is taken to be there.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (ended.load() < 2 && std::chrono::steady_clock::now() < deadline) sleep_a_little();
+  if (ended.load() < 2) {
+    ::kill(other, SIGKILL);
+    ADD_FAILURE() << "the calls hang after 30 s: the nested call kept the bench lock while it waited on the other process";
+    std::fflush(nullptr);
+    ::_exit(1);
+  }
+  a.join();
+  b.join();
+  EXPECT_EQ(a_launched, Config::parse("B=1"));
+  EXPECT_EQ(b_launched, Config::parse("B=1"));
+  EXPECT_EQ(testing::wait_for(other), "exit 0");
 }
 
 }  // namespace
