@@ -211,8 +211,6 @@ class BasicAutotuner {
   // call ends with StoreFailed.
   [[noreturn]] void fail_on_store(Entry& entry, const AttemptPtr& attempt, const StoreError& error)
       SAFETUNE_EXCLUDES(entry.mutex);
-  // The call's store_failed, with the store's reason: the trace's cause for a StoreFailed (R14).
-  void report_store_failed(std::string_view key, int stream, const StoreError& error) const noexcept;
 
   // The winner's index; kLeaseLost when the store fenced the publication off (lose_lease).
   int run_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
@@ -676,7 +674,9 @@ const Config* BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
       if (claim) loaded = load_claimed(entry, inv, publication.id, *claim);
     }
   } catch (const StoreError& e) {
-    report_store_failed(entry.key, inv.stream.id(), e);
+    // The store's reason, in the trace: the cause of a StoreFailed (R14), or of a local tuning.
+    report_handled_error(options_.observer, model::EventKind::StoreFailed, kernel_.name(), entry.key, nullptr,
+                         inv.stream.id());
     if (store_.failure_fails_calls()) fail_on_store(entry, attempt, e);
     store_.warn_failure(e.what());
     claim.reset();
@@ -845,19 +845,6 @@ void BasicAutotuner<Sync>::fail_on_store(Entry& entry, const AttemptPtr& attempt
                     ") and the store-failure policy is fail: nothing was tuned or launched";
   give_back(entry, attempt, why);
   throw StoreFailed(why);
-}
-
-// Never throws, so that the call goes on to its policy: a reason that cannot be copied (out of
-// memory) is replaced by a fixed one, and the event is still reported.
-template <class Sync>
-void BasicAutotuner<Sync>::report_store_failed(std::string_view key, int stream, const StoreError& error) const noexcept {
-  static const std::string kUncopied = "(the store's error message could not be copied)";
-  try {
-    const std::string reason = error.what();
-    report(model::EventKind::StoreFailed, key, stream, nullptr, &reason);
-  } catch (...) {
-    report(model::EventKind::StoreFailed, key, stream, nullptr, &kUncopied);
-  }
 }
 
 template <class Sync>

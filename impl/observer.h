@@ -33,16 +33,16 @@ class Observer {
   virtual void record(const ObservedEvent& event) noexcept = 0;
 };
 
-// Reports that the launch of `config` failed with the exception being handled: call it only inside
-// a catch block, which then rethrows. The call ends with that error, and the trace says why (R14).
-// It never throws, so that the launch's own error is the one that propagates: a message that
+// Reports an event whose `error` is the exception being handled (launch_failed, store_failed):
+// call it only inside a catch block. The trace then says why the call may end with an error
+// (R14). It never throws, so that the handled error is the one that goes on: a message that
 // cannot be copied (out of memory) is replaced by a fixed one, and the event is still reported.
-inline void report_launch_failed(Observer* observer, std::string_view kernel, std::string_view key,
-                                 const std::string& config, int stream) noexcept {
+inline void report_handled_error(Observer* observer, model::EventKind kind, std::string_view kernel,
+                                 std::string_view key, const std::string* config, int stream) noexcept {
   if (observer == nullptr) return;
-  static const std::string kUncopied = "(the launch's error message could not be copied)";
-  ObservedEvent event{.kind = model::EventKind::LaunchFailed, .kernel = kernel, .key = key, .config = &config,
-                      .error = &kUncopied, .time_ns = std::nullopt, .stream = stream};
+  static const std::string kUncopied = "(the error message could not be copied)";
+  ObservedEvent event{.kind = kind, .kernel = kernel, .key = key, .config = config, .error = &kUncopied,
+                      .time_ns = std::nullopt, .stream = stream};
   try {
     const std::string error = handled_error_text();
     event.error = &error;
@@ -50,6 +50,13 @@ inline void report_launch_failed(Observer* observer, std::string_view kernel, st
   } catch (...) {
     observer->record(event);
   }
+}
+
+// The launch of `config` failed with the exception being handled; the catch block then rethrows,
+// and the call ends with that error.
+inline void report_launch_failed(Observer* observer, std::string_view kernel, std::string_view key,
+                                 const std::string& config, int stream) noexcept {
+  report_handled_error(observer, model::EventKind::LaunchFailed, kernel, key, &config, stream);
 }
 
 }  // namespace safetune
