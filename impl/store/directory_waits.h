@@ -28,6 +28,7 @@
 
 #include "impl/posix/fd.h"
 #include "impl/store/results_store.h"
+#include "impl/store/waits_record.h"
 
 namespace safetune {
 
@@ -54,11 +55,6 @@ class DirectoryWaits final : public SharedWaits {
   // file descriptions, whose OFD locks would then not exclude each other.
   void open_for_this_process();
 
-  // A wait of this process: the entry's name, and the number of its attempt waited on.
-  struct Waited {
-    std::string entry;
-    std::uint64_t attempt = 0;
-  };
   // The number of attempts begun on an entry so far.
   std::uint64_t attempts_begun(const std::string& entry);
 
@@ -66,10 +62,9 @@ class DirectoryWaits final : public SharedWaits {
   const std::string directory_;  // DIR/waits
   std::mutex mutex_;             // this process's threads, which share lock_fd_'s lock
   int pid_ = -1;                 // the process the three below belong to
-  std::string process_;
+  ProcessWaits this_process_;    // its name, and its waiting threads' waits
   std::optional<posix::Fd> live_fd_;
   std::optional<posix::Fd> lock_fd_;
-  std::map<std::string, Waited> waits_;  // this process's waiting threads, by thread name
   // The attempt bytes this process's owners hold, by entry name (one attempt per entry in flight).
   std::map<std::string, std::unique_ptr<posix::Fd>> attempt_locks_;
 };

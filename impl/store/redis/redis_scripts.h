@@ -47,4 +47,49 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('RENAME', KEYS[1], KEYS[2])
 return 1)";
 
+// KEYS: lock. ARGV: token. Deletes the lock if it still holds this token (a lock that ran out
+// may be another holder's now).
+inline constexpr const char* kUnlock = R"(
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1]))";
+
+// KEYS: lock, value's key. ARGV: token, value. Sets the value only while the lock still holds
+// this token (fencing: a holder paused past its lock's lease writes nothing). 1 when written.
+inline constexpr const char* kSetIfLocked = R"(
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2])
+return 1)";
+
+// Views (ResultsStore::view): the Shared holders of an entry's view are the members of a sorted
+// set, scored by when their lease ends (the server's clock); the Exclusive holder is a lease key.
+// KEYS: exclusive, shared. ARGV: token, lease (ms). 1: this Shared view is held; 0: an Exclusive
+// one is held or waited for, try again.
+inline constexpr const char* kViewShared = R"(
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local now = redis.call('TIME')
+local ends = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[2], ends, ARGV[1])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+return 1)";
+
+// KEYS: shared. ARGV: token, lease (ms). Renews a Shared view while it is held. 1 when renewed.
+inline constexpr const char* kRenewShared = R"(
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local now = redis.call('TIME')
+local ends = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], 'XX', ends, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1)";
+
+// KEYS: exclusive, shared. ARGV: token, lease (ms). 0: another Exclusive view is held; 1: this
+// one is taken (no new Shared view begins) but Shared ones are still held, try again; 2: held.
+inline constexpr const char* kViewExclusive = R"(
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local now = redis.call('TIME')
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+if redis.call('ZCARD', KEYS[2]) > 0 then return 1 end
+return 2)";
+
 }  // namespace safetune::redis_scripts

@@ -2,6 +2,7 @@
 
 #include "impl/store/redis/redis_claim.h"
 #include "impl/store/redis/redis_scripts.h"
+#include "impl/store/redis/redis_view.h"
 
 namespace safetune {
 
@@ -26,7 +27,9 @@ RedisStore::RedisStore(RedisAddress address, RedisStoreOptions options)
     : address_(std::move(address)),
       options_(options),
       connection_(address_, RedisConnection::Timeouts{.connect = options.connect_timeout, .read = options.read_timeout},
-                  RedisConnection::Connect::AtFirstCommand) {}
+                  RedisConnection::Connect::AtFirstCommand),
+      keeper_(*this),
+      waits_(*this) {}
 
 std::string RedisStore::key(std::string_view kind, const EntryId& id) const {
   return address_.space + ":" + std::string(kind) + ":" + id_part(id);
@@ -85,6 +88,10 @@ void RedisStore::quarantine(const StoreClaim& claim, const EntryId& id, const st
 void RedisStore::withdraw(const EntryId& id) {
   const RedisReply stamp = run({"INCR", address_.space + ":fence"});
   run({"EVAL", redis_scripts::kWithdraw, "2", key("entry", id), key("withdrawn", id) + ":" + std::to_string(stamp.integer)});
+}
+
+std::unique_ptr<StoreView> RedisStore::view(const EntryId& id, ViewMode mode) {
+  return std::make_unique<RedisView>(*this, id, mode);
 }
 
 }  // namespace safetune

@@ -15,6 +15,9 @@
 // past its lease (SIGSTOP, a stalled host), whose lease another process then took, cannot publish
 // (LeaseLost). A killed owner blocks others for at most the lease.
 //
+// A view of an entry (ResultsStore::view) and the graph of every process's waits (SharedWaits)
+// are kept on the server too: NS:view-shared:<id>, NS:view-exclusive:<id> and NS:waits:*.
+//
 // Waiters subscribe to the entry's channel and try again on each message, and at least every
 // `longest_poll` (a lease that expired sends none). Every command has bounded connect and read
 // timeouts: a server that is down or stops answering is a StoreError within them, never a hang.
@@ -28,6 +31,8 @@
 
 #include "impl/store/redis/redis_address.h"
 #include "impl/store/redis/redis_connection.h"
+#include "impl/store/redis/redis_keeper.h"
+#include "impl/store/redis/redis_waits.h"
 #include "impl/store/results_store.h"
 
 namespace safetune {
@@ -55,6 +60,10 @@ class RedisStore final : public ResultsStore {
   bool publish(const StoreClaim& claim, const EntryId& id, const std::string& text) override;
   void quarantine(const StoreClaim& claim, const EntryId& id, const std::string& reason) override;
   void withdraw(const EntryId& id) override;
+  // Held across every process on the server (redis_view.h).
+  std::unique_ptr<StoreView> view(const EntryId& id, ViewMode mode) override;
+  // The graph of waits of every process on the server and namespace (redis_waits.h).
+  SharedWaits* waits() override { return &waits_; }
   std::string where(const EntryId& id) const override;
 
   // The key of `kind` ("entry", "lease", "released", ...) for `id`.
@@ -63,6 +72,8 @@ class RedisStore final : public ResultsStore {
   const RedisStoreOptions& options() const { return options_; }
   // One command on the store's shared connection (serialized).
   RedisReply run(const std::vector<std::string_view>& argv);
+  // Renews the short leases of this store's views, graph lock and liveness (redis_keeper.h).
+  RedisKeeper& keeper() { return keeper_; }
 
  private:
   std::unique_ptr<StoreClaim> try_claim(const EntryId& id);
@@ -71,6 +82,8 @@ class RedisStore final : public ResultsStore {
   RedisStoreOptions options_;
   std::mutex mutex_;  // guards connection_
   RedisConnection connection_;
+  RedisKeeper keeper_;  // after connection_, and before waits_, which keep leases with it
+  RedisWaits waits_;
 };
 
 }  // namespace safetune

@@ -1,7 +1,7 @@
 // redis-unbounded-wait-on-dead-server: a Redis store that, when the server does not answer,
-// waits for it to come back: each lookup and each claim tries again every poll, for ever, where
-// the reference's gives up within its connect and read timeouts (a StoreError: the call then
-// tunes locally, the documented policy). Its scenario has no server at all (--store-down): every
+// waits for it to come back: each lookup (its view first) and each claim tries again every poll,
+// for ever, where the reference's gives up within its connect and read timeouts (a StoreError: the
+// call then tunes locally, the documented policy). Its scenario has no server at all (--store-down): every
 // cold call waits on a dead server, and never ends (R7, the watchdog).
 #pragma once
 
@@ -17,6 +17,9 @@ class RedisUnboundedWaitStore final : public RedisForwardingStore {
 
   std::optional<std::string> read(const EntryId& id) override {
     return until_the_server_answers([&] { return store_.read(id); });
+  }
+  std::unique_ptr<StoreView> view(const EntryId& id, ViewMode mode) override {
+    return until_the_server_answers([&] { return store_.view(id, mode); });
   }
   std::unique_ptr<StoreClaim> claim(const EntryId& id, ClaimMode mode) override {
     return until_the_server_answers([&] { return store_.claim(id, mode); });

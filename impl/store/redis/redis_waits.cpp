@@ -1,0 +1,191 @@
+#include "impl/store/redis/redis_waits.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "impl/store/hex_hash.h"
+#include "impl/store/redis/redis_connection.h"
+#include "impl/store/redis/redis_keeper.h"
+#include "impl/store/redis/redis_scripts.h"
+#include "impl/store/redis/redis_store.h"
+#include "impl/store/waits_record.h"
+
+namespace safetune {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string new_process_name() {
+  std::mt19937_64 bits{std::random_device{}()};
+  return std::to_string(::getpid()) + "." + store_hash::hex64(bits());
+}
+
+// How often a poll looks again, at most: a waiter on the graph, a taker of its lock.
+constexpr auto kLongestPause = 5ms;
+
+}  // namespace
+
+RedisWaits::RedisWaits(RedisStore& store)
+    : store_(store),
+      graph_key_(store.address().space + ":waits:graph"),
+      lock_key_(store.address().space + ":waits:lock"),
+      unlocked_channel_(store.address().space + ":waits:unlocked"),
+      this_process_{.process = new_process_name(), .waited = {}},
+      live_key_(live_key_of(this_process_.process)),
+      tokens_(std::random_device{}()) {}
+
+RedisWaits::~RedisWaits() {
+  if (!living_) return;
+  store_.keeper().give_up(*living_);
+  try {  // this process's records are dropped by the next change, as a dead one's
+    store_.run({"DEL", live_key_});
+  } catch (...) {
+  }
+}
+
+std::string RedisWaits::entry_name(const EntryId& id) const { return store_.key("entry", id); }
+
+std::string RedisWaits::live_key_of(const std::string& process) const { return store_.address().space + ":waits:live:" + process; }
+
+// A process paused past its lease was dropped from the graph meanwhile; when it goes on, it is live
+// again (the keeper sets its key at each beat), with no records.
+void RedisWaits::start_living() {
+  if (living_) return;
+  command({"SET", live_key_, "1", "PX", std::to_string(store_.options().lease.count())});
+  living_ = store_.keeper().keep(RedisKeeper::Kind::Liveness, live_key_, "1");
+}
+
+RedisReply RedisWaits::command(const std::vector<std::string_view>& argv) {
+  if (!connection_) connection_.emplace(store_.address(), timeouts(), RedisConnection::Connect::AtFirstCommand);
+  return connection_->command(argv);
+}
+
+RedisConnection::Timeouts RedisWaits::timeouts() const {
+  return {.connect = store_.options().connect_timeout, .read = store_.options().read_timeout};
+}
+
+// Tried again at each unlock's message, which a subscription made before the next try cannot miss,
+// and at least every kLongestPause: a lock that runs out sends none.
+std::string RedisWaits::lock_graph() {
+  const std::string token = this_process_.process + "." + store_hash::hex64(tokens_());
+  const std::string lease = std::to_string(store_.options().lease.count());
+  for (;;) {
+    if (command({"SET", lock_key_, token, "NX", "PX", lease}).kind == RedisReply::Kind::Status) return token;
+    if (!unlocks_) {
+      unlocks_.emplace(store_.address(), timeouts());
+      unlocks_->command({"SUBSCRIBE", unlocked_channel_});
+      continue;
+    }
+    unlocks_->await_message(kLongestPause);
+  }
+}
+
+// The processes of the graph (this one aside) whose liveness key ran out.
+std::vector<std::string> RedisWaits::dead_processes(const WaitsRecord& graph) {
+  std::vector<std::string> others;
+  std::vector<std::string> keys;
+  for (const std::string& process : graph.processes()) {
+    if (process == this_process_.process) continue;
+    others.push_back(process);
+    keys.push_back(live_key_of(process));
+  }
+  if (others.empty()) return {};
+  std::vector<std::string_view> argv{"MGET"};
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  const RedisReply live = command(argv);
+  std::vector<std::string> dead;
+  for (std::size_t i = 0; i < others.size() && i < live.items.size(); ++i)
+    if (live.items[i].kind == RedisReply::Kind::Nil) dead.push_back(others[i]);
+  return dead;
+}
+
+template <class Change>
+void RedisWaits::change_graph(const Change& change, const Report& report) {
+  const std::lock_guard guard(mutex_);
+  start_living();
+  const std::string token = lock_graph();
+  struct Unlock {
+    RedisWaits& waits;
+    const std::string& token;
+    std::uint64_t kept;
+    ~Unlock() {
+      waits.store_.keeper().give_up(kept);
+      try {  // a lock not given back runs out by itself: a failure here delays the next change only
+        waits.command({"EVAL", redis_scripts::kRelease, "2", waits.lock_key_, waits.unlocked_channel_, token});
+      } catch (...) {
+      }
+    }
+  } unlock{*this, token, store_.keeper().keep(RedisKeeper::Kind::LeaseKey, lock_key_, token)};
+  WaitsRecord graph = WaitsRecord::parse(command({"GET", graph_key_}).text, graph_key_);
+  const std::vector<std::string> dead = dead_processes(graph);
+  // Died (or paused past its lease): its attempts are over, and its threads wait on nothing.
+  for (const std::string& process : dead) graph.drop_process(process);
+  if (change(graph) || !dead.empty()) {
+    graph.drop_idle_keys();
+    if (command({"EVAL", redis_scripts::kSetIfLocked, "2", lock_key_, graph_key_, token, graph.text()}).integer != 1)
+      throw StoreError("results store " + store_.address().show() + ": the wait graph's lock ran out before its change was written");
+  }
+  report();
+}
+
+std::optional<std::string> RedisWaits::wait_unless_cycle(const EntryId& id, const Report& report) {
+  std::optional<std::string> cycle;
+  change_graph([&](WaitsRecord& graph) { return this_process_.wait_unless_cycle(graph, entry_name(id), id, cycle); },
+      [&] {
+        if (!cycle) report();
+      });
+  return cycle;
+}
+
+void RedisWaits::wait_ended(const Report& report) {
+  change_graph(
+      [&](WaitsRecord& graph) { return this_process_.wait_ended(graph); },
+      report);
+}
+
+void RedisWaits::attempt_began(const EntryId& id, const Report& report) {
+  change_graph(
+      [&](WaitsRecord& graph) {
+        graph.begin_attempt(this_process_.me(), entry_name(id), id);
+        return true;
+      },
+      report);
+}
+
+void RedisWaits::attempt_ended(const EntryId& id, const Report& report) {
+  change_graph(
+      [&](WaitsRecord& graph) { return graph.end_attempt(this_process_.me(), entry_name(id)); },
+      report);
+}
+
+// Polls the graph until the attempt waited on is over: ended, its owner dead (or paused past its
+// lease), or this thread's wait dropped. A lease is not an OFD lock: its holder may lose it while
+// its attempt runs on (paused, or not renewed), so `claimed` is tried at each poll, not only
+// before the attempt begins.
+void RedisWaits::await_waited_attempt(const std::function<bool()>& claimed) {
+  std::optional<ProcessWaits::Waited> waited;
+  WaitsRecord::Thread me;
+  {
+    const std::lock_guard guard(mutex_);
+    waited = this_process_.waited_by_me();
+    me = this_process_.me();
+  }
+  for (auto pause = std::chrono::microseconds(50);; pause = std::min<std::chrono::microseconds>(2 * pause, kLongestPause)) {
+    if (waited) {
+      const WaitsRecord graph = WaitsRecord::parse(store_.run({"GET", graph_key_}).text, graph_key_);
+      if (!graph.waits.contains(me) || graph.attempt_over(waited->entry, waited->attempt)) return;
+      if (graph.attempt_begun(waited->entry, waited->attempt)) {
+        const auto& owner = graph.keys.at(waited->entry).owner;
+        if (store_.run({"EXISTS", live_key_of(owner->process)}).integer == 0) return;
+      }
+    }
+    if (claimed()) return;
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+}  // namespace safetune

@@ -1,0 +1,163 @@
+#include "impl/store/waits_record.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace safetune {
+
+namespace {
+
+using Json = nlohmann::json;
+
+Json to_json(const WaitsRecord::Thread& thread) { return Json{{"process", thread.process}, {"thread", thread.thread}}; }
+
+WaitsRecord::Thread thread_of(const Json& json) {
+  return {.process = json.at("process").get<std::string>(), .thread = json.at("thread").get<std::string>()};
+}
+
+}  // namespace
+
+std::string thread_text(const WaitsRecord::Thread& thread) {
+  return "thread " + thread.thread + " of process " + thread.process;
+}
+
+WaitsRecord WaitsRecord::parse(const std::string& text, const std::string& where) {
+  WaitsRecord record;
+  if (text.empty()) return record;
+  try {
+    const Json json = Json::parse(text);
+    for (const auto& [name, key] : json.at("keys").items()) {
+      Key& held = record.keys[name];
+      held.kernel = key.at("kernel").get<std::string>();
+      held.key = key.at("key").get<std::string>();
+      held.begun = key.at("begun").get<std::uint64_t>();
+      if (key.contains("owner")) held.owner = thread_of(key.at("owner"));
+    }
+    for (const Json& wait : json.at("waits"))
+      record.waits[thread_of(wait)] = {.key = wait.at("key").get<std::string>(), .attempt = wait.at("attempt").get<std::uint64_t>()};
+  } catch (const Json::exception& e) {
+    throw StoreError("results store: the wait graph " + where + " is damaged: " + e.what());
+  }
+  return record;
+}
+
+std::string WaitsRecord::text() const {
+  Json keys_json = Json::object();
+  for (const auto& [name, key] : keys) {
+    Json& held = keys_json[name] = Json{{"kernel", key.kernel}, {"key", key.key}, {"begun", key.begun}};
+    if (key.owner) held["owner"] = to_json(*key.owner);
+  }
+  Json waits_json = Json::array();
+  for (const auto& [thread, wait] : waits) {
+    Json held = to_json(thread);
+    held["key"] = wait.key;
+    held["attempt"] = wait.attempt;
+    waits_json.push_back(std::move(held));
+  }
+  return Json{{"keys", keys_json}, {"waits", waits_json}}.dump();
+}
+
+std::set<std::string> WaitsRecord::processes() const {
+  std::set<std::string> names;
+  for (const auto& [name, key] : keys)
+    if (key.owner) names.insert(key.owner->process);
+  for (const auto& [thread, wait] : waits) names.insert(thread.process);
+  return names;
+}
+
+void WaitsRecord::drop_process(const std::string& process) {
+  std::erase_if(waits, [&](const auto& entry) { return entry.first.process == process; });
+  for (auto& [name, key] : keys)
+    if (key.owner && key.owner->process == process) key.owner.reset();
+}
+
+void WaitsRecord::drop_idle_keys() {
+  std::set<std::string> waited;
+  for (const auto& [thread, wait] : waits) waited.insert(wait.key);
+  std::erase_if(keys, [&](const auto& entry) { return !entry.second.owner && !waited.contains(entry.first); });
+}
+
+WaitsRecord::Key& WaitsRecord::key_record(const std::string& name, const EntryId& id) {
+  return keys.try_emplace(name, Key{.kernel = id.kernel, .key = id.key, .owner = std::nullopt}).first->second;
+}
+
+std::uint64_t WaitsRecord::begin_attempt(const Thread& me, const std::string& name, const EntryId& id) {
+  Key& key = key_record(name, id);
+  key.owner = me;
+  return ++key.begun;
+}
+
+bool WaitsRecord::end_attempt(const Thread& me, const std::string& name) {
+  const auto it = keys.find(name);
+  if (it == keys.end() || it->second.owner != me) return false;
+  it->second.owner.reset();
+  return true;
+}
+
+std::optional<WaitsRecord::Wait> WaitsRecord::wait_unless_cycle(const Thread& me, const std::string& name,
+                                                                 const EntryId& id, std::string& cycle) {
+  const Key& key = key_record(name, id);
+  const Wait wait{.key = name, .attempt = key.owner ? key.begun : key.begun + 1};
+  // Each step moves to another waiting thread: the graph holds no cycle, so the walk ends.
+  std::string path = thread_text(me) + " would wait on";
+  for (Wait next = wait;;) {
+    const auto it = keys.find(next.key);
+    if (it == keys.end() || !it->second.owner || it->second.begun != next.attempt) break;
+    const Thread& owner = *it->second.owner;
+    path += " kernel '" + it->second.kernel + "', key '" + it->second.key + "', tuned by " + thread_text(owner);
+    if (owner == me) {
+      cycle = path;
+      return std::nullopt;
+    }
+    const auto waiting = waits.find(owner);
+    if (waiting == waits.end()) break;
+    next = waiting->second;
+    path += ", which waits on";
+  }
+  waits[me] = wait;
+  return wait;
+}
+
+bool WaitsRecord::attempt_begun(const std::string& name, std::uint64_t attempt) const {
+  const auto it = keys.find(name);
+  return it != keys.end() && it->second.begun >= attempt;
+}
+
+bool WaitsRecord::attempt_over(const std::string& name, std::uint64_t attempt) const {
+  const auto it = keys.find(name);
+  if (it == keys.end()) return true;  // dropped: nothing was in flight, and no one waited on it
+  return it->second.begun > attempt || (it->second.begun == attempt && !it->second.owner);
+}
+
+WaitsRecord::Thread ProcessWaits::me() const {
+  return {.process = process, .thread = std::to_string(::syscall(SYS_gettid))};
+}
+
+bool ProcessWaits::wait_unless_cycle(WaitsRecord& graph, const std::string& name, const EntryId& id,
+                                     std::optional<std::string>& cycle) {
+  const WaitsRecord::Thread thread = me();
+  std::string description;
+  const auto wait = graph.wait_unless_cycle(thread, name, id, description);
+  if (!wait) {
+    cycle = description;
+    return false;
+  }
+  waited[thread.thread] = {.entry = wait->key, .attempt = wait->attempt};
+  return true;
+}
+
+bool ProcessWaits::wait_ended(WaitsRecord& graph) {
+  const WaitsRecord::Thread thread = me();
+  waited.erase(thread.thread);
+  return graph.waits.erase(thread) > 0;
+}
+
+std::optional<ProcessWaits::Waited> ProcessWaits::waited_by_me() const {
+  const auto it = waited.find(me().thread);
+  if (it == waited.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace safetune
