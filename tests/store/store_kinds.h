@@ -16,6 +16,8 @@ struct DirectoryStoreKind {
   std::unique_ptr<ResultsStore> open() const { return std::make_unique<DirectoryStore>(dir.path()); }
   // How long after a process is killed the store sees it dead: at once (its OFD locks go with it).
   static constexpr std::chrono::milliseconds kDeathSeenAfter{0};
+  // How long a lease lasts unrenewed: there are none (OFD locks are held as long as they are).
+  static constexpr std::chrono::milliseconds kLease{0};
 };
 
 }  // namespace safetune::testing

@@ -81,6 +81,27 @@ TYPED_TEST_P(StoreViews, AViewAndTheClaimDoNotExcludeEachOther) {
   EXPECT_TRUE(store->claim(EntryId{.kernel = "add", .key = "other", .device = "sim"}, ResultsStore::ClaimMode::Try));
 }
 
+// A holder that lives keeps its view however long it holds it: a Redis store's keeper renews the
+// view's lease (redis_keeper.h). Here the other holder is another client of the store (a store
+// object of its own).
+TYPED_TEST_P(StoreViews, ALiveHolderKeepsItsViewPastItsLease) {
+  const auto store = this->kind.open();
+  const auto other = this->kind.open();
+  auto shared = store->view(kEntry, ViewMode::Shared);
+  ASSERT_TRUE(shared);
+  std::this_thread::sleep_for(3 * TypeParam::kLease);
+  std::atomic<bool> granted{false};
+  std::thread exclusive([&] {
+    const auto view = other->view(kEntry, ViewMode::Exclusive);
+    granted.store(true);
+  });
+  std::this_thread::sleep_for(kPause);
+  EXPECT_FALSE(granted.load());
+  shared.reset();
+  exclusive.join();
+  EXPECT_TRUE(granted.load());
+}
+
 // Another process takes a view of the entry when told to, and holds it until told to let it go.
 struct ViewHolder {
   std::atomic<int> take{0};
@@ -217,7 +238,7 @@ TYPED_TEST_P(AutotunerStoreViews, AnInvalidateWhileTheOwnerIsAtTheStoreLeavesThe
 }
 
 REGISTER_TYPED_TEST_SUITE_P(StoreViews, SharedViewsCoexistAndAnExclusiveOneWaitsThemOut,
-                            AViewAndTheClaimDoNotExcludeEachOther);
+                            AViewAndTheClaimDoNotExcludeEachOther, ALiveHolderKeepsItsViewPastItsLease);
 REGISTER_TYPED_TEST_SUITE_P(AutotunerStoreViews, AnInvalidateWaitsOutAReadInAnotherProcess,
                             APublicationWaitsOutAnInvalidateInAnotherProcess,
                             AnInvalidateWhileTheOwnerIsAtTheStoreLeavesTheKeyCold);
