@@ -124,7 +124,8 @@ void DirectoryWaits::change_graph(const Change& change, const Report& report) {
 
 std::optional<std::string> DirectoryWaits::wait_unless_cycle(const EntryId& id, const Report& report) {
   std::optional<std::string> cycle;
-  change_graph([&](Graph& graph) { return this_process_.wait_unless_cycle(graph, DirectoryStore::entry_name(id), id, cycle); },
+  change_graph(
+      [&](Graph& graph) { return this_process_.wait_unless_cycle(graph, DirectoryStore::entry_name(id), id, cycle); },
       [&] {
         if (!cycle) report();
       });
@@ -132,9 +133,7 @@ std::optional<std::string> DirectoryWaits::wait_unless_cycle(const EntryId& id, 
 }
 
 void DirectoryWaits::wait_ended(const Report& report) {
-  change_graph(
-      [&](Graph& graph) { return this_process_.wait_ended(graph); },
-      report);
+  change_graph([&](Graph& graph) { return this_process_.wait_ended(graph); }, report);
 }
 
 void DirectoryWaits::attempt_began(const EntryId& id, const Report& report) {

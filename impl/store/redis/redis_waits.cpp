@@ -134,7 +134,8 @@ void RedisWaits::change_graph(const Change& change, const Report& report) {
 
 std::optional<std::string> RedisWaits::wait_unless_cycle(const EntryId& id, const Report& report) {
   std::optional<std::string> cycle;
-  change_graph([&](WaitsRecord& graph) { return this_process_.wait_unless_cycle(graph, entry_name(id), id, cycle); },
+  change_graph(
+      [&](WaitsRecord& graph) { return this_process_.wait_unless_cycle(graph, entry_name(id), id, cycle); },
       [&] {
         if (!cycle) report();
       });
@@ -142,9 +143,7 @@ std::optional<std::string> RedisWaits::wait_unless_cycle(const EntryId& id, cons
 }
 
 void RedisWaits::wait_ended(const Report& report) {
-  change_graph(
-      [&](WaitsRecord& graph) { return this_process_.wait_ended(graph); },
-      report);
+  change_graph([&](WaitsRecord& graph) { return this_process_.wait_ended(graph); }, report);
 }
 
 void RedisWaits::attempt_began(const EntryId& id, const Report& report) {
@@ -157,9 +156,7 @@ void RedisWaits::attempt_began(const EntryId& id, const Report& report) {
 }
 
 void RedisWaits::attempt_ended(const EntryId& id, const Report& report) {
-  change_graph(
-      [&](WaitsRecord& graph) { return graph.end_attempt(this_process_.me(), entry_name(id)); },
-      report);
+  change_graph([&](WaitsRecord& graph) { return graph.end_attempt(this_process_.me(), entry_name(id)); }, report);
 }
 
 // Polls the graph until the attempt waited on is over: ended, its owner dead (or paused past its
