@@ -2,17 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <map>
-#include <algorithm>
-#include <chrono>
 #include <random>
-#include <set>
 #include <thread>
 
 #include "impl/posix/ofd_lock.h"
@@ -59,12 +56,10 @@ std::string read_file(const std::string& path) {
   return text;
 }
 
-using Graph = WaitsRecord;
-
-Graph read_graph(const std::string& path) { return Graph::parse(read_file(path), "'" + path + "'"); }
+WaitsRecord read_graph(const std::string& path) { return WaitsRecord::parse(read_file(path), "'" + path + "'"); }
 
 // Whole or not at all: through `temp`, renamed over `path`.
-void write_graph(const Graph& graph, const std::string& path, const std::string& temp) {
+void write_graph(const WaitsRecord& graph, const std::string& path, const std::string& temp) {
   {
     const posix::Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (fd.get() < 0) fail("create", temp, errno);
@@ -104,7 +99,7 @@ void DirectoryWaits::change_graph(const Change& change, const Report& report) {
     ~Unlock() { unlock_byte_zero(fd); }
   } unlock{lock_fd_->get()};
   const std::string path = directory_ + "/graph";
-  Graph graph = read_graph(path);
+  WaitsRecord graph = read_graph(path);
   bool changed = false;
   for (const std::string& process : graph.processes()) {
     if (process == this_process_.process) continue;
@@ -125,7 +120,7 @@ void DirectoryWaits::change_graph(const Change& change, const Report& report) {
 std::optional<std::string> DirectoryWaits::wait_unless_cycle(const EntryId& id, const Report& report) {
   std::optional<std::string> cycle;
   change_graph(
-      [&](Graph& graph) { return this_process_.wait_unless_cycle(graph, DirectoryStore::entry_name(id), id, cycle); },
+      [&](WaitsRecord& graph) { return this_process_.wait_unless_cycle(graph, DirectoryStore::entry_name(id), id, cycle); },
       [&] {
         if (!cycle) report();
       });
@@ -133,13 +128,13 @@ std::optional<std::string> DirectoryWaits::wait_unless_cycle(const EntryId& id, 
 }
 
 void DirectoryWaits::wait_ended(const Report& report) {
-  change_graph([&](Graph& graph) { return this_process_.wait_ended(graph); }, report);
+  change_graph([&](WaitsRecord& graph) { return this_process_.wait_ended(graph); }, report);
 }
 
 void DirectoryWaits::attempt_began(const EntryId& id, const Report& report) {
   change_graph(
-      [&](Graph& graph) {
-        Graph::Key& key = graph.key_record(DirectoryStore::entry_name(id), id);
+      [&](WaitsRecord& graph) {
+        WaitsRecord::Key& key = graph.key_record(DirectoryStore::entry_name(id), id);
         const std::string lock_path = store_directory_ + "/" + DirectoryStore::entry_name(id) + ".lock";
         auto held = std::make_unique<posix::Fd>(open_or_fail(lock_path));
         // Numbers are not reused while anything refers to them (drop_idle_keys), so none holds it.
@@ -162,7 +157,7 @@ void DirectoryWaits::attempt_ended(const EntryId& id, const Report& report) {
   };
   try {
     change_graph(
-        [&](Graph& graph) {
+        [&](WaitsRecord& graph) {
           attempt_locks_.erase(name);  // under the graph's lock: its waiters then find it ended
           return graph.end_attempt(this_process_.me(), name);
         },
@@ -176,7 +171,7 @@ void DirectoryWaits::attempt_ended(const EntryId& id, const Report& report) {
 std::uint64_t DirectoryWaits::attempts_begun(const std::string& entry) {
   std::uint64_t begun = 0;
   change_graph(
-      [&](Graph& graph) {
+      [&](WaitsRecord& graph) {
         const auto it = graph.keys.find(entry);
         if (it != graph.keys.end()) begun = it->second.begun;
         return false;
