@@ -1,10 +1,10 @@
 // Views of an entry (ResultsStore::view), for each store that offers them: shared views coexist, an
 // exclusive one waits every shared one out, and none touches the claim (a directory store's are OFD
-// locks on byte 1 of the entry's lock file, its claim byte 0; a Redis store's, redis_view.h). The reference takes an exclusive view for an invalidate, and a
-// shared one for a read or a publication, each from before its store step to after its record, so
-// that across processes the merged trace shows a withdrawal where it happened. Another real
-// process holds the view here; "still waiting" is read after a pause, so a view that excluded
-// nothing would be seen at once.
+// locks on byte 1 of the entry's lock file, its claim byte 0; a Redis store's, redis_view.h).
+// The reference takes an exclusive view for an invalidate, and a shared one for a read or a
+// publication, each from before its store step to after its record, so that across processes the
+// merged trace shows a withdrawal where it happened. Another real process holds the view here;
+// "still waiting" is read after a pause, so a view that excluded nothing would be seen at once.
 //
 // Typed tests: a test binary instantiates them for a store kind (tests/store/store_kinds.h), in
 // namespace safetune::store_cases.
@@ -39,6 +39,30 @@ inline constexpr auto kPause = std::chrono::milliseconds(100);
 
 inline void sleep_a_little() { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }
 
+// An Exclusive view of kEntry asked for in a thread of its own, from `store`; held for a moment
+// once granted. `granted()` says whether it was granted yet; the destructor waits for it.
+class ExclusiveRequest {
+ public:
+  explicit ExclusiveRequest(ResultsStore& store)
+      : thread_([this, &store] {
+          const auto view = store.view(kEntry, ViewMode::Exclusive);
+          granted_.store(true);
+        }) {}
+  ~ExclusiveRequest() { join(); }
+  ExclusiveRequest(const ExclusiveRequest&) = delete;
+  ExclusiveRequest& operator=(const ExclusiveRequest&) = delete;
+  bool granted() const { return granted_.load(); }
+  // Whether it was granted, once it has been (or never is: the test then hangs, and says where).
+  bool join() {
+    if (thread_.joinable()) thread_.join();
+    return granted();
+  }
+
+ private:
+  std::atomic<bool> granted_{false};
+  std::thread thread_;
+};
+
 // Kind: a store kind of tests/store/store_kinds.h; `kind.open()` opens this test's store.
 template <class Kind>
 class StoreViews : public ::testing::Test {
@@ -56,19 +80,14 @@ TYPED_TEST_P(StoreViews, SharedViewsCoexistAndAnExclusiveOneWaitsThemOut) {
   auto first = store->view(kEntry, ViewMode::Shared);
   auto second = store->view(kEntry, ViewMode::Shared);  // at once: shared views coexist
   ASSERT_TRUE(first && second);
-  std::atomic<bool> granted{false};
-  std::thread exclusive([&] {
-    const auto view = store->view(kEntry, ViewMode::Exclusive);
-    granted.store(true);
-  });
+  ExclusiveRequest exclusive(*store);
   std::this_thread::sleep_for(kPause);
-  EXPECT_FALSE(granted.load());
+  EXPECT_FALSE(exclusive.granted());
   first.reset();
   std::this_thread::sleep_for(kPause);
-  EXPECT_FALSE(granted.load());  // the second shared view still holds it back
+  EXPECT_FALSE(exclusive.granted());  // the second shared view still holds it back
   second.reset();
-  exclusive.join();
-  EXPECT_TRUE(granted.load());
+  EXPECT_TRUE(exclusive.join());
 }
 
 TYPED_TEST_P(StoreViews, AViewAndTheClaimDoNotExcludeEachOther) {
@@ -90,16 +109,11 @@ TYPED_TEST_P(StoreViews, ALiveHolderKeepsItsViewPastItsLease) {
   auto shared = store->view(kEntry, ViewMode::Shared);
   ASSERT_TRUE(shared);
   std::this_thread::sleep_for(3 * TypeParam::kLease);
-  std::atomic<bool> granted{false};
-  std::thread exclusive([&] {
-    const auto view = other->view(kEntry, ViewMode::Exclusive);
-    granted.store(true);
-  });
+  ExclusiveRequest exclusive(*other);
   std::this_thread::sleep_for(kPause);
-  EXPECT_FALSE(granted.load());
+  EXPECT_FALSE(exclusive.granted());
   shared.reset();
-  exclusive.join();
-  EXPECT_TRUE(granted.load());
+  EXPECT_TRUE(exclusive.join());
 }
 
 // Another process takes a view of the entry when told to, and holds it until told to let it go.
