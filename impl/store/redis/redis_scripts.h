@@ -53,10 +53,38 @@ inline constexpr const char* kUnlock = R"(
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1]))";
 
-// KEYS: lock, value's key. ARGV: token, value. Sets the value only while the lock still holds
-// this token (fencing: a holder paused past its lock's lease writes nothing). 1 when written.
-inline constexpr const char* kSetIfLocked = R"(
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+// A first-in-first-out lock (redis_fifo_lock.h): turns are tokens in a sorted set, scored by their
+// ticket; the head holds the lock; a turn lives while its key (turn prefix .. token) does.
+// KEYS: queue, tickets. ARGV: token, turn prefix, lease (ms), 'take' or 'check'. 'take' takes a
+// turn at the back. 1: this turn holds the lock; 0: it waits; -1: it was dropped (its key ran out).
+// Heads whose key ran out are dropped on the way: their holders died or were paused past a lease.
+inline constexpr const char* kTurn = R"(
+local turn = ARGV[2] .. ARGV[1]
+if ARGV[4] == 'take' then
+  redis.call('ZADD', KEYS[1], redis.call('INCR', KEYS[2]), ARGV[1])
+  redis.call('SET', turn, ARGV[1], 'PX', ARGV[3])
+elseif not redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('EXISTS', turn) == 0 then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return -1
+end
+while true do
+  local head = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+  if head == ARGV[1] then return 1 end
+  if redis.call('EXISTS', ARGV[2] .. head) == 1 then return 0 end
+  redis.call('ZREM', KEYS[1], head)
+end)";
+
+// KEYS: queue, turn, channel. ARGV: token. Ends the turn, holding or waiting, and says so.
+inline constexpr const char* kEndTurn = R"(
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+redis.call('PUBLISH', KEYS[3], 'unlocked')
+return 1)";
+
+// KEYS: queue, value's key. ARGV: token, value. Sets the value only while this turn is the head
+// (fencing: a holder paused past its turn's lease writes nothing). 1 when written.
+inline constexpr const char* kSetIfFirst = R"(
+if redis.call('ZRANGE', KEYS[1], 0, 0)[1] ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], ARGV[2])
 return 1)";
 

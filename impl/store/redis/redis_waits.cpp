@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <random>
+#include <thread>
 
 #include "impl/store/hex_hash.h"
 #include "impl/store/redis/redis_connection.h"
 #include "impl/store/redis/redis_keeper.h"
-#include "impl/store/redis/redis_scripts.h"
 #include "impl/store/redis/redis_store.h"
 #include "impl/store/waits_record.h"
 
@@ -24,19 +25,17 @@ std::string new_process_name() {
   return std::to_string(::getpid()) + "." + store_hash::hex64(bits());
 }
 
-// How often a poll looks again, at most: a waiter on the graph, a taker of its lock.
-constexpr auto kLongestPause = 5ms;
+// How often a waiter on the graph looks again, at most.
+constexpr auto kLongestPause = 50ms;
 
 }  // namespace
 
 RedisWaits::RedisWaits(RedisStore& store)
     : store_(store),
       graph_key_(store.address().space + ":waits:graph"),
-      lock_key_(store.address().space + ":waits:lock"),
-      unlocked_channel_(store.address().space + ":waits:unlocked"),
       this_process_{.process = new_process_name(), .waited = {}},
       live_key_(live_key_of(this_process_.process)),
-      tokens_(std::random_device{}()) {}
+      lock_(store, "waits:lock", this_process_.process, [this](const auto& argv) { return command(argv); }) {}
 
 RedisWaits::~RedisWaits() {
   if (!living_) return;
@@ -68,22 +67,6 @@ RedisConnection::Timeouts RedisWaits::timeouts() const {
   return {.connect = store_.options().connect_timeout, .read = store_.options().read_timeout};
 }
 
-// Tried again at each unlock's message, which a subscription made before the next try cannot miss,
-// and at least every kLongestPause: a lock that runs out sends none.
-std::string RedisWaits::lock_graph() {
-  const std::string token = this_process_.process + "." + store_hash::hex64(tokens_());
-  const std::string lease = std::to_string(store_.options().lease.count());
-  for (;;) {
-    if (command({"SET", lock_key_, token, "NX", "PX", lease}).kind == RedisReply::Kind::Status) return token;
-    if (!unlocks_) {
-      unlocks_.emplace(store_.address(), timeouts());
-      unlocks_->command({"SUBSCRIBE", unlocked_channel_});
-      continue;
-    }
-    unlocks_->await_message(kLongestPause);
-  }
-}
-
 // The processes of the graph (this one aside) whose liveness key ran out.
 std::vector<std::string> RedisWaits::dead_processes(const WaitsRecord& graph) {
   std::vector<std::string> others;
@@ -107,26 +90,14 @@ template <class Change>
 void RedisWaits::change_graph(const Change& change, const Report& report) {
   const std::lock_guard guard(mutex_);
   start_living();
-  const std::string token = lock_graph();
-  struct Unlock {
-    RedisWaits& waits;
-    const std::string& token;
-    std::uint64_t kept;
-    ~Unlock() {
-      waits.store_.keeper().give_up(kept);
-      try {  // a lock not given back runs out by itself: a failure here delays the next change only
-        waits.command({"EVAL", redis_scripts::kRelease, "2", waits.lock_key_, waits.unlocked_channel_, token});
-      } catch (...) {
-      }
-    }
-  } unlock{*this, token, store_.keeper().keep(RedisKeeper::Kind::LeaseKey, lock_key_, token)};
+  RedisFifoLock::Held held = lock_.lock();
   WaitsRecord graph = WaitsRecord::parse(command({"GET", graph_key_}).text, graph_key_);
   const std::vector<std::string> dead = dead_processes(graph);
   // Died (or paused past its lease): its attempts are over, and its threads wait on nothing.
   for (const std::string& process : dead) graph.drop_process(process);
   if (change(graph) || !dead.empty()) {
     graph.drop_idle_keys();
-    if (command({"EVAL", redis_scripts::kSetIfLocked, "2", lock_key_, graph_key_, token, graph.text()}).integer != 1)
+    if (!held.set_if_held(graph_key_, graph.text()))
       throw StoreError("results store " + store_.address().show() + ": the wait graph's lock ran out before its change was written");
   }
   report();

@@ -3,12 +3,11 @@
 //
 // Keys, under the store's namespace NS:
 //   NS:waits:graph           the graph (WaitsRecord's text), replaced whole
-//   NS:waits:lock            the graph's lock: a holder's token, with a lease that the store's
-//                            keeper (redis_keeper.h) renews while it is held. Held while a process
-//                            reads, changes and writes the graph and reports the change, so the
-//                            reports across processes are in the graph's order. The write is
-//                            fenced: it is made only while the lock still holds its token
-//   NS:waits:unlocked        a channel: the lock was given back (its waiters try again)
+//   NS:waits:lock:...        the graph's lock, first in first out (redis_fifo_lock.h), so that
+//                            no process starves under load. Held while a process reads, changes
+//                            and writes the graph and reports the change, so the reports across
+//                            processes are in the graph's order. The write is fenced: it is made
+//                            only while the lock is still this process's
 //   NS:waits:live:<process>  set, with a lease, by the keeper of each process that uses the
 //                            graph: a process whose key ran out died (or was paused past the
 //                            lease: it is then dropped as if dead), and its records are dropped
@@ -25,12 +24,12 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "impl/store/redis/redis_connection.h"
+#include "impl/store/redis/redis_fifo_lock.h"
 #include "impl/store/results_store.h"
 #include "impl/store/waits_record.h"
 
@@ -56,9 +55,6 @@ class RedisWaits final : public SharedWaits {
   // it, and when it returns true writes it back, then runs `report`.
   template <class Change>
   void change_graph(const Change& change, const Report& report);
-  // Under mutex_: the lock's token once it is held. Its holders let it go after one change, and a
-  // dead holder's runs out within a lease; StoreError when the server fails.
-  std::string lock_graph();
   // Under mutex_: one command on this graph's own connection (the store's serves its other steps).
   RedisReply command(const std::vector<std::string_view>& argv);
   RedisConnection::Timeouts timeouts() const;
@@ -71,14 +67,11 @@ class RedisWaits final : public SharedWaits {
 
   RedisStore& store_;
   const std::string graph_key_;
-  const std::string lock_key_;
-  const std::string unlocked_channel_;
   ProcessWaits this_process_;  // under mutex_ (its name is set once)
   const std::string live_key_;
-  std::mutex mutex_;             // this process's threads: one changes the graph at a time
-  std::mt19937_64 tokens_;  // under mutex_
+  std::mutex mutex_;  // this process's threads: one changes the graph at a time
+  RedisFifoLock lock_;  // under mutex_
   std::optional<RedisConnection> connection_;  // under mutex_
-  std::optional<RedisConnection> unlocks_;     // under mutex_: subscribed to unlocked_channel_
   std::optional<std::uint64_t> living_;  // the keeper's id of live_key_; under mutex_
 };
 
