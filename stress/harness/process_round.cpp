@@ -24,6 +24,7 @@
 #include "stress/harness/owner_kills.h"
 #include "stress/harness/power_loss.h"
 #include "stress/harness/program.h"
+#include "stress/harness/round_progress.h"
 #include "stress/harness/round_store.h"
 #include "stress/harness/store_damage.h"
 
@@ -59,6 +60,7 @@ struct Generation {
   std::optional<std::string> journal{};  // with --restart on a directory store: what it made durable
   const TraceFolder& traces;
   const ProcessPlan* plan = nullptr;
+  RoundProgress& progress;  // every worker's watchdog reads the round's progress
 };
 
 Program program_of(const Generation& run, int process) {
@@ -102,6 +104,7 @@ int run_worker(const Generation& run, int process, const KillLine& kills) {
     const Program program = program_of(run, process);
     RoundMonitor monitor;
     monitor.watchdog_limit = std::chrono::duration<double>(run.options.watchdog_seconds);
+    monitor.round_progress = &run.progress.events();
     monitor.on_hang = [&](const model::Trace& snapshot, const std::optional<std::string>& lost) {
       write_trace_file(run.traces.trace_of(process), snapshot);
       if (lost) write_text(run.traces.lost_of(process), *lost);
@@ -217,10 +220,11 @@ RoundResult run_process_round(const StressOptions& options, const SubjectInfo& s
     return RoundResult{.trace = {}, .incomplete = std::string("the round's store: ") + error.what(), .faults = {}};
   }
   const RoundStore& store = *made;
+  RoundProgress progress;
   const Generation run{.options = options, .subject = subject, .round = round, .origin = Clock::now(),
                        .store = store,
                        .journal = options.restart && store.directory() ? std::optional(traces.journal()) : std::nullopt,
-                       .traces = traces, .plan = plan};
+                       .traces = traces, .plan = plan, .progress = progress};
   const int generations = options.restart ? 2 : 1;
   RoundFaults faults;
   for (int generation = 0; generation < generations; ++generation) {

@@ -8,8 +8,9 @@
 // --kill-owners and --pause-owners (owner_kills.h), --damage-store and a power loss between the
 // generations of a directory store, --restart-store and --store-down (round_store.h).
 //
-// A worker's own watchdog writes its trace so far and ends it when it stalls, so a hang anywhere
-// in the process group shows as R7 in the merged trace, and the round never hangs. A worker that
+// A worker's own watchdog writes its trace so far and ends it when the round stalls (nothing
+// recorded in any of its processes for the limit: round_progress.h), so a hang anywhere in the
+// process group shows as R7 in the merged trace, and the round never hangs. A worker that
 // could not start, lost events, or ended any other way than by its exit makes the round
 // incomplete, with what was lost.
 #pragma once

@@ -17,6 +17,7 @@
 #include "impl/trace/trace_recorder.h"
 #include "stress/harness/benchmark_hook_kernel.h"
 #include "stress/harness/recording_kernel.h"
+#include "stress/harness/round_progress.h"
 #include "stress/harness/watchdog.h"
 
 namespace safetune::stress {
@@ -202,11 +203,14 @@ class Round {
   // no event recorded (or lost) for the watchdog's limit.
   void watch(const RoundMonitor& monitor, int workers) {
     Watchdog watchdog(monitor.watchdog_limit, Clock::now());
+    std::optional<RoundProgressShare> share;
+    if (monitor.round_progress != nullptr) share.emplace(*monitor.round_progress);
     while (finished_.load(std::memory_order_acquire) < workers) {
       std::this_thread::sleep_for(kMonitorPeriod);
       if (dying_.load(std::memory_order_relaxed)) continue;  // frozen for its kill: no stall
       if (monitor.on_progress) monitor.on_progress(completed_.load(std::memory_order_relaxed));
-      if (watchdog.stalled(recorder_.progress(), Clock::now())) {
+      const std::int64_t recorded = recorder_.progress();
+      if (watchdog.stalled(share ? share->add(recorded) : recorded, Clock::now())) {
         monitor.on_hang(recorder_.snapshot(), what_was_lost());
         std::_Exit(1);  // on_hang must not return; never join stuck workers
       }

@@ -16,6 +16,7 @@
 // is then no evidence of a rule broken or kept.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -38,6 +39,9 @@ struct RoundResult {
 
 struct RoundMonitor {
   std::chrono::duration<double> watchdog_limit{2.0};
+  // A worker process's round (round_progress.h): the watchdog then reads the whole round's
+  // progress, not only this process's. Null: this process's only.
+  std::atomic<std::int64_t>* round_progress = nullptr;
   std::function<void(std::int64_t calls_completed_in_round)> on_progress;  // may be empty
   // Must not return. `incomplete` says what was lost, as in RoundResult.
   std::function<void(const model::Trace& snapshot, const std::optional<std::string>& incomplete)> on_hang;

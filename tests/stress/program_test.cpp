@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "stress/harness/program.h"
-#include "stress/report/replay.h"
+#include "stress/harness/round_progress.h"
 #include "stress/harness/watchdog.h"
+#include "stress/report/replay.h"
+#include "tests/store/child_process.h"
 
 namespace safetune::stress {
 namespace {
@@ -95,6 +97,26 @@ TEST(Watchdog, StallsOnlyAfterTheLimitWithoutProgress) {
   EXPECT_FALSE(watchdog.stalled(5, start + 1500ms));  // progress resets the clock
   EXPECT_FALSE(watchdog.stalled(5, start + 2400ms));
   EXPECT_TRUE(watchdog.stalled(5, start + 2600ms));
+}
+
+// A worker process's watchdog reads the round's progress: its own calls may wait, recording
+// nothing, on an owner in another process that records its benches. Here the other is a real
+// child process that shares the round's memory.
+TEST(Watchdog, AWorkerStallsOnlyWhenNoProcessOfItsRoundProgresses) {
+  using namespace std::chrono_literals;
+  const auto start = Watchdog::Clock::time_point{};
+  RoundProgress round;
+  RoundProgressShare mine(round.events());
+  Watchdog watchdog(1s, start);
+  EXPECT_FALSE(watchdog.stalled(mine.add(2), start + 900ms));  // this worker recorded 2 events
+  const pid_t other = testing::spawn([&] {
+    RoundProgressShare theirs(round.events());
+    return theirs.add(3) == 5 && theirs.add(7) == 9;  // it recorded 3, then 7 in all
+  });
+  ASSERT_EQ(testing::wait_for(other), "exit 0");
+  EXPECT_FALSE(watchdog.stalled(mine.add(2), start + 1800ms)) << "the other process's progress resets the clock";
+  EXPECT_FALSE(watchdog.stalled(mine.add(2), start + 2700ms));
+  EXPECT_TRUE(watchdog.stalled(mine.add(2), start + 2900ms)) << "nothing in the round progressed for the limit";
 }
 
 model::Event event(std::int64_t seq, int thread, model::EventKind kind, const char* key) {
