@@ -47,9 +47,8 @@ struct RedisStoreOptions {
   // heartbeat, so an attempt longer than `lease` loses it to a waiter of another process.
   bool renew_leases = true;
   // On: views of entries and one graph of every process's waits, on the server (view(), waits()).
-  // Off by default for now: the graph's lock is not fair, and under load (a sanitizer build, 12
-  // processes on 2 cores, two such runs at once) a process can starve on it for longer than the
-  // stress watchdog (2 s). A first-in-first-out lock is the next step (docs/store.md).
+  // Off by default for now: with it on, a stress run whose owners are paused past their lease
+  // (--pause-owners) showed an R2 that no lease_lost excused, in one CI run (docs/store.md).
   bool shared_waits = false;
 };
 
