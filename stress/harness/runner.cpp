@@ -200,7 +200,8 @@ class Round {
   }
 
   // Runs on the calling thread until every worker has finished, or ends the process on a hang:
-  // no event recorded (or lost) for the watchdog's limit.
+  // no event recorded (or lost) for the watchdog's limit, in this process or, for a worker process
+  // (monitor.round_progress), in any process of its round.
   void watch(const RoundMonitor& monitor, int workers) {
     Watchdog watchdog(monitor.watchdog_limit, Clock::now());
     std::optional<RoundProgressShare> share;
