@@ -109,6 +109,7 @@ TEST(RedisFifoLock, ALiveHolderKeepsItsTurnPastItsLease) {
     const RedisFifoLock::Held turn = client.lock.lock();
     granted.store(1);
   });
+  EXPECT_TRUE(wait_until_turns_taken(server, 2));  // the waiter's turn is behind the holder's
   std::this_thread::sleep_for(4 * kLease);
   EXPECT_EQ(granted.load(), 0);
   EXPECT_TRUE(held->set_if_held("safetune:written", "by the holder"));
