@@ -26,11 +26,12 @@ void Checker::add(const Event& event) {
 }
 
 CheckResult Checker::finish() {
-  result_.stats = state_->stats;
   // Calls open where an incomplete check stopped may end later in the trace: not hangs.
-  if (!state_->incomplete) result_.stats.hung_calls = static_cast<std::int64_t>(state_->calls.size());
+  const auto hung_calls = state_->incomplete ? 0 : static_cast<std::int64_t>(state_->calls.size());
   result_.incomplete = state_->incomplete;
-  std::vector<Violation> at_end = model::finish(std::move(*state_));
+  std::vector<Violation> at_end = model::finish(*state_);
+  result_.stats = state_->stats;  // after finish: it counts the duplicates judged at the end
+  result_.stats.hung_calls = hung_calls;
   collect(at_end);
   return std::move(result_);
 }

@@ -376,7 +376,7 @@ StepResult step(State state, const Event& event) {
   return StepResult{std::move(state), std::move(found)};
 }
 
-std::vector<Violation> finish(State state) {
+std::vector<Violation> finish(State& state) {
   std::vector<Violation> found;
   if (state.incomplete) {
     // Checked no further: the rest of the trace may end the calls still open and settle the

@@ -74,9 +74,13 @@ struct AttemptBenches {
 };
 
 // An attempt of another process that began while this one was in flight (white-box): R2, unless
-// this one turns out to have lost its lease before (model_lease.cpp). Judged when this one ends.
+// either turns out to have lost its lease (model_lease.cpp): this one, expired before the other
+// took over; or the later one, its owner paused between taking the lease and its tune_begin.
+// Judged when this one ends, and then, if the later one is still in flight, when it ends.
 struct Overlap {
   std::int64_t begin_seq = 0;  // the later attempt's tune_begin
+  std::int64_t earlier_id = 0;         // the attempt in flight that it began over
+  std::int64_t earlier_end_seq = 0;    // that attempt's tune_end, once it ended holding its lease
   std::string message{};       // R2's message, as it would have been given at that tune_begin
   std::string state_before{};  // and the state just before it
   bool counted = false;        // counted as a duplicate tuning already (R3 of the same tune_begin)
@@ -100,7 +104,8 @@ struct Attempt {
   std::int64_t id = 0;  // as AttemptBenches; 0 while a black-box attempt has not benched yet
   ThreadName owner{};
   std::int64_t owner_call = 0;  // the begin seq of the owning call
-  std::vector<Overlap> overlapped_by{};
+  std::vector<Overlap> overlapped_by{};  // later attempts that began over this one
+  std::vector<Overlap> overlapping{};     // this one began over them, and they ended holding their lease
   std::optional<LateRepeat> late_repeat{};
   bool operator==(const Attempt&) const = default;
 };
@@ -304,6 +309,7 @@ StepResult step(State state, const Event& event);
 // step(s, e) is exactly advance(s, e, found) on its own state. The checker's loop uses it, so
 // that the state is not moved in and out for every event.
 void advance(State& state, const Event& event, std::vector<Violation>& found);
-std::vector<Violation> finish(State state);
+// The end of the trace, on the state of its last event: what it judges is added to its stats.
+std::vector<Violation> finish(State& state);
 
 }  // namespace safetune::model

@@ -189,6 +189,7 @@ void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id) {
                                 " while " + thread_text(other.owner) + "'s attempt (" + seq_text(other.id) + ") was in flight";
     if (overlap_deferred)
       other.overlapped_by.push_back(Overlap{.begin_seq = e.seq,
+                                            .earlier_id = other.id,
                                             .message = message,
                                             .state_before = state_before,
                                             .counted = repeats && !repeat_deferred});

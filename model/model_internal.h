@@ -146,16 +146,21 @@ bool may_hold_a_lease(const State& state, const ThreadName& owner);
 // (Attempt::late_repeat). Within one process the success is known in memory: R3 at once.
 bool may_have_claimed_before_the_success(const State& state, const Choice& choice, const ThreadName& newcomer);
 // White-box: an attempt of `newcomer`'s process beginning over `in_flight`, of another process,
-// is R2 only if `in_flight` ends otherwise than by losing its lease (Attempt::overlapped_by).
+// is R2 only if both end otherwise than by losing their lease (Attempt::overlapped_by).
 bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const ThreadName& newcomer);
 // In the choice being advanced: `ended` ended with a tune_end, still holding its lease, so each
-// attempt that began over it broke R2, and it broke R3 if it began late, after a success. (An
-// exit, like a lease_lost, excuses both: model_lease.cpp.)
+// attempt that began over it broke R2 (judged when it ends too, if still in flight), each attempt
+// it began over and that ended so broke R2, and it broke R3 if it began late, after a success. (An
+// exit, like a lease_lost, excuses all three: model_lease.cpp.)
 void judge_deferred(StepContext& step, const Attempt& ended);
-// The same, for `why` (a lease_lost under "live_owners": true excuses nothing).
-void judge_deferred_because(StepContext& step, const Attempt& ended, const std::string& why);
+// The same, for `ended` that `how` ("ended at seq 9 without losing its lease"; a lease_lost under
+// "live_owners": true excuses nothing).
+void judge_deferred_because(StepContext& step, Attempt ended, const std::string& how);
 // End of trace: the same for the attempts still in flight.
 void judge_deferred_at_end(Choice& choice);
+// The attempt `later` lost its lease, or its process exited: its overlaps of the attempts still in
+// flight are excused (its owner may have been paused between taking the lease and its tune_begin).
+void excuse_overlaps_by(Choice& choice, std::int64_t later);
 
 // --- launches: R5, R6, R8, R9 (model_launch.cpp) ---
 void on_launch(StepContext& step);

@@ -9,14 +9,18 @@
 // whoever took over, or begin a new attempt.
 //
 // So the takeover's tune_begin comes before the lease_lost in the trace, while the old attempt is
-// still in flight there. A tune_begin of another process over an attempt in flight is therefore R2
-// only once that attempt ends otherwise than by losing its lease: with a tune_end (it still held
-// the key), or still in flight when the trace ends. Its process's exit excuses it as a lease_lost
-// does: an owner killed after its lease ran out (paused, starved) never learned so. Within one process
-// there is no lease, and R2 is judged at once (begin_attempt).
+// still in flight there. The same pause, taken between the claim of the lease and the tune_begin,
+// puts the old owner's tune_begin after the takeover's: over the takeover's attempt in flight, or
+// after its success. Which of two overlapping attempts held the key, the trace cannot tell. A
+// tune_begin of another process over an attempt in flight is therefore R2 only once both attempts
+// have ended otherwise than by losing their lease: with a tune_end (it still held the key), or
+// still in flight when the trace ends. The overlap is judged when the earlier ends, and then, if
+// the later is still in flight, when the later ends (Attempt::overlapping). A process's exit
+// excuses its attempts as a lease_lost does: an owner killed after its lease ran out (paused,
+// starved) never learned so. Within one process there is no lease, and R2 is judged at once
+// (begin_attempt).
 //
-// The same pause, taken between the claim of the lease and the tune_begin, puts a tune_begin after
-// the success of whoever took over, in another process: a late repeat, R3 only once its attempt
+// A tune_begin after the success of another process is a late repeat: R3 only once its attempt
 // ends otherwise than by losing its lease. An attempt that really repeats a success still ends so,
 // and is reported then. A success in its own process is known in memory: R3 at once.
 //
@@ -32,11 +36,16 @@ namespace safetune::model::detail {
 
 namespace {
 
+Attempt* in_flight_attempt(Choice& choice, std::int64_t id) {
+  for (Attempt& attempt : choice.in_flight)
+    if (attempt.id == id) return &attempt;
+  return nullptr;
+}
+
 // The late repeat of the attempt `newcomer` in flight, if it still waits for its judgement.
 LateRepeat* pending_repeat(Choice& choice, std::int64_t newcomer) {
-  for (Attempt& attempt : choice.in_flight)
-    if (attempt.id == newcomer && attempt.late_repeat) return &*attempt.late_repeat;
-  return nullptr;
+  Attempt* attempt = in_flight_attempt(choice, newcomer);
+  return attempt != nullptr && attempt->late_repeat ? &*attempt->late_repeat : nullptr;
 }
 
 void report_overlap(Choice& choice, const Overlap& overlap, std::vector<std::int64_t> seqs, const std::string& why) {
@@ -47,7 +56,7 @@ void report_overlap(Choice& choice, const Overlap& overlap, std::vector<std::int
   if (LateRepeat* repeat = pending_repeat(choice, overlap.begin_seq)) repeat->counted = true;
 }
 
-void report_late_repeat(Choice& choice, const Attempt& late, std::vector<std::int64_t> seqs, const std::string& why) {
+void report_late_repeat(Choice& choice, Attempt& late, std::vector<std::int64_t> seqs, const std::string& why) {
   const LateRepeat& repeat = *late.late_repeat;
   report_with_state(choice.found, Rule::R3, std::move(seqs), repeat.message + ", and " + why, repeat.state_before);
   ++choice.violation_count;
@@ -56,6 +65,12 @@ void report_late_repeat(Choice& choice, const Attempt& late, std::vector<std::in
   for (Attempt& other : choice.in_flight)
     for (Overlap& overlap : other.overlapped_by)
       if (overlap.begin_seq == late.id) overlap.counted = true;
+  for (Overlap& overlap : late.overlapping) overlap.counted = true;
+}
+
+// Why an overlap whose earlier attempt ended holding its lease is R2, now that the later one `how`.
+std::string both_kept_their_leases(const Overlap& overlap, const std::string& how) {
+  return "that attempt ended at " + seq_text(overlap.earlier_end_seq) + " without losing its lease, and the later one " + how;
 }
 
 }  // namespace
@@ -73,23 +88,44 @@ bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const 
 }
 
 void judge_deferred(StepContext& step, const Attempt& ended) {
-  judge_deferred_because(step, ended, "that attempt ended at " + seq_text(step.event.seq) + " without losing its lease");
+  judge_deferred_because(step, ended, "ended at " + seq_text(step.event.seq) + " without losing its lease");
 }
 
-void judge_deferred_because(StepContext& step, const Attempt& ended, const std::string& why) {
+// Each overlap of `ended` is judged now, unless the later attempt is still in flight: it may yet
+// lose its lease, and is then judged when it ends (Attempt::overlapping).
+void judge_deferred_because(StepContext& step, Attempt ended, const std::string& how) {
+  Choice& choice = *step.choice;
   if (ended.late_repeat)
-    report_late_repeat(*step.choice, ended, {ended.late_repeat->success_seq, ended.id, step.event.seq}, why);
-  for (const Overlap& overlap : ended.overlapped_by)
-    report_overlap(*step.choice, overlap, {ended.id, overlap.begin_seq, step.event.seq}, why);
+    report_late_repeat(choice, ended, {ended.late_repeat->success_seq, ended.id, step.event.seq}, "that attempt " + how);
+  for (Overlap overlap : ended.overlapped_by) {
+    if (Attempt* later = in_flight_attempt(choice, overlap.begin_seq)) {
+      overlap.earlier_end_seq = step.event.seq;
+      later->overlapping.push_back(std::move(overlap));
+      continue;
+    }
+    report_overlap(choice, overlap, {ended.id, overlap.begin_seq, step.event.seq}, "that attempt " + how);
+  }
+  for (const Overlap& overlap : ended.overlapping)
+    report_overlap(choice, overlap, {overlap.earlier_id, ended.id, overlap.earlier_end_seq, step.event.seq},
+                   both_kept_their_leases(overlap, how));
 }
 
 void judge_deferred_at_end(Choice& choice) {
-  const std::string why = "that attempt was still in flight, its lease never lost, at the end of the trace";
+  const std::string how = "was still in flight, its lease never lost, at the end of the trace";
+  const std::string why = "that attempt " + how;
   for (std::size_t i = 0; i < choice.in_flight.size(); ++i) {
-    const Attempt& attempt = choice.in_flight[i];  // reports mark other attempts, never add or remove one
+    Attempt& attempt = choice.in_flight[i];  // reports mark attempts, never add or remove one
     if (attempt.late_repeat) report_late_repeat(choice, attempt, {attempt.late_repeat->success_seq, attempt.id}, why);
     for (const Overlap& overlap : attempt.overlapped_by) report_overlap(choice, overlap, {attempt.id, overlap.begin_seq}, why);
+    for (const Overlap& overlap : attempt.overlapping)
+      report_overlap(choice, overlap, {overlap.earlier_id, attempt.id, overlap.earlier_end_seq},
+                     both_kept_their_leases(overlap, how));
   }
+}
+
+void excuse_overlaps_by(Choice& choice, std::int64_t later) {
+  for (Attempt& attempt : choice.in_flight)
+    std::erase_if(attempt.overlapped_by, [&](const Overlap& overlap) { return overlap.begin_seq == later; });
 }
 
 void on_lease_lost(StepContext& step) {
@@ -106,7 +142,7 @@ void on_lease_lost(StepContext& step) {
                                   seq_text(e.seq) + " with no tune_begin open on its thread");
     lost = attempt->id;
     if (step.state.header.live_owners)
-      judge_deferred_because(in, *attempt, "its owner lost its lease at " + seq_text(e.seq) +
+      judge_deferred_because(in, *attempt, "lost its lease at " + seq_text(e.seq) +
                                                " though no owner of the run was paused (live_owners): a live owner "
                                                "that renews its lease keeps it");
     CallView& view = in.choice->views[attempt->owner_call];
@@ -115,6 +151,7 @@ void on_lease_lost(StepContext& step) {
     view.owned_winner.reset();
     const std::int64_t id = attempt->id;
     std::erase_if(in.choice->in_flight, [&](const Attempt& a) { return a.id == id; });  // its overlaps excused
+    if (!step.state.header.live_owners) excuse_overlaps_by(*in.choice, id);
   });
   if (lost == 0) return;
   step.state.benches.erase(lost);  // never judged by R4: the attempt did not finish

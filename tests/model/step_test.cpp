@@ -235,6 +235,31 @@ TEST(Checker, BlackBoxAttemptsAreRunsOfBenchesInOneCall) {
   EXPECT_EQ(result.stats.duplicate_tunings, 1);
 }
 
+// Each thread of `trace` in a process of its own (named by the thread's number), so that its
+// attempts may hold leases (white-box, across processes).
+Trace one_process_per_thread(Trace trace) {
+  for (Event& event : trace.events) event.process = Name::integer(std::stoll(event.thread.text));
+  return trace;
+}
+
+// Thread 1 begins over thread 3's attempt, both after thread 2's success: thread 3's late repeat
+// is judged when it ends, and the overlap then waits for thread 1's end, where its late repeat is
+// judged too. That tune_begin is one duplicate, however its R2 and R3 are reported.
+TEST(Leases, AnOverlapLeftToALateRepeatCountsOneDuplicate) {
+  for (const bool later_ends : {true, false}) {
+    TraceBuilder b(true);
+    b.configs({A, B}).call_begin(2).tune_begin(2).bench(2, A, 1).bench(2, B, 2).tune_end(2, A).launch(2, A)
+        .call_end(2, A).call_begin(3).tune_begin(3).call_begin(1).tune_begin(1).bench(3, A, 1).bench(3, B, 2)
+        .tune_end(3, A).launch(3, A).call_end(3, A).bench(1, A, 1).bench(1, B, 2);
+    if (later_ends) b.tune_end(1, A).launch(1, A).call_end(1, A);
+    const auto result = check(one_process_per_thread(b.trace()));
+    EXPECT_EQ(result.stats.duplicate_tunings, 2) << "thread 1's attempt ended: " << later_ends;
+    const std::vector<Rule> rules = later_ends ? std::vector<Rule>{Rule::R3, Rule::R3, Rule::R2}
+                                               : std::vector<Rule>{Rule::R3, Rule::R3, Rule::R2, Rule::R7};
+    EXPECT_EQ(rules_of(result), rules) << "thread 1's attempt ended: " << later_ends;
+  }
+}
+
 TEST(Names, RuleAndEventNamesRoundTrip) {
   EXPECT_EQ(rule_id(Rule::R1), "R1");
   EXPECT_EQ(rule_id(Rule::R10), "R10");
