@@ -142,8 +142,10 @@ bool ProcessWaits::wait_unless_cycle(WaitsRecord& graph, const std::string& name
   const auto wait = graph.wait_unless_cycle(thread, name, id, description);
   if (!wait) {
     cycle = description;
+    waited.erase(thread.thread);  // of an earlier run of this change, whose write was refused
     return false;
   }
+  cycle.reset();
   waited[thread.thread] = {.entry = wait->key, .attempt = wait->attempt};
   return true;
 }

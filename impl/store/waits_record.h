@@ -83,7 +83,7 @@ struct ProcessWaits {
   // The calling thread, as the record names it.
   WaitsRecord::Thread me() const;
   // The calling thread waits on the key's attempt (true: `graph` changed); unless that closes a
-  // cycle, which is then described in `cycle`.
+  // cycle, which is then described in `cycle` (reset otherwise: it may run again, on a newer graph).
   bool wait_unless_cycle(WaitsRecord& graph, const std::string& name, const EntryId& id, std::optional<std::string>& cycle);
   // The calling thread's wait is over (true: `graph` changed).
   bool wait_ended(WaitsRecord& graph);

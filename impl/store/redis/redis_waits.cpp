@@ -86,10 +86,23 @@ std::vector<std::string> RedisWaits::dead_processes(const WaitsRecord& graph) {
   return dead;
 }
 
+// A turn dropped while this process held it (paused past its lease, it was taken for dead, and its
+// records dropped) is no failure of the server: the change is made again, on a new turn and the
+// graph as it is then. Only a turn lost again and again (a lease too short for the server's round
+// trips) is a StoreError.
 template <class Change>
 void RedisWaits::change_graph(const Change& change, const Report& report) {
+  constexpr int kTurns = 3;
   const std::lock_guard guard(mutex_);
   start_living();
+  for (int turn = 1; !change_graph_in_a_turn(change, report); ++turn)
+    if (turn == kTurns)
+      throw StoreError("results store " + store_.address().show() + ": the wait graph's lock ran out before its change was written, " +
+                       std::to_string(kTurns) + " turns in a row");
+}
+
+template <class Change>
+bool RedisWaits::change_graph_in_a_turn(const Change& change, const Report& report) {
   RedisFifoLock::Held held = lock_.lock();
   WaitsRecord graph = WaitsRecord::parse(command({"GET", graph_key_}).text, graph_key_);
   const std::vector<std::string> dead = dead_processes(graph);
@@ -97,10 +110,10 @@ void RedisWaits::change_graph(const Change& change, const Report& report) {
   for (const std::string& process : dead) graph.drop_process(process);
   if (change(graph) || !dead.empty()) {
     graph.drop_idle_keys();
-    if (!held.set_if_held(graph_key_, graph.text()))
-      throw StoreError("results store " + store_.address().show() + ": the wait graph's lock ran out before its change was written");
+    if (!held.set_if_held(graph_key_, graph.text())) return false;
   }
   report();
+  return true;
 }
 
 std::optional<std::string> RedisWaits::wait_unless_cycle(const EntryId& id, const Report& report) {

@@ -16,7 +16,8 @@
 //
 // What the lease gives up: a holder of the lock paused (SIGSTOP) past its lease between its write
 // and its report reports out of the graph's order. A paused process whose records were dropped
-// finds its waits over and its attempts gone when it goes on (docs/store.md).
+// finds its waits over and its attempts gone when it goes on (docs/store.md); a change it was
+// making when paused, its write refused, is made again on a new turn.
 // One process: a RedisStore is not carried across fork (its connection would be shared).
 #pragma once
 
@@ -52,9 +53,14 @@ class RedisWaits final : public SharedWaits {
 
  private:
   // Under the graph's lock: reads the graph (its dead processes' records dropped), runs `change` on
-  // it, and when it returns true writes it back, then runs `report`.
+  // it, and when it returns true writes it back, then runs `report`. `change` may run more than
+  // once, each time on the graph as it is then: it must give the same result whatever it ran before.
   template <class Change>
   void change_graph(const Change& change, const Report& report);
+  // One turn of change_graph; false, with nothing written or reported, when the turn was dropped
+  // before the write.
+  template <class Change>
+  bool change_graph_in_a_turn(const Change& change, const Report& report);
   // Under mutex_: one command on this graph's own connection (the store's serves its other steps).
   RedisReply command(const std::vector<std::string_view>& argv);
   RedisConnection::Timeouts timeouts() const;
