@@ -14,7 +14,7 @@ struct RedisStoreKind {
   // Leases short enough for a test to outlast, long enough for a heartbeat of a loaded machine.
   static constexpr std::chrono::milliseconds kLease{1000};
   std::unique_ptr<ResultsStore> open() const {
-    return std::make_unique<RedisStore>(server.parsed(), RedisStoreOptions{.lease = kLease, .shared_waits = true});
+    return std::make_unique<RedisStore>(server.parsed(), RedisStoreOptions{.lease = kLease});
   }
   // A killed process's liveness key runs out within a lease.
   static constexpr std::chrono::milliseconds kDeathSeenAfter{kLease + kLease / 2};

@@ -38,7 +38,7 @@ TEST(RedisWaits, AChangeWhoseTurnWasDroppedWhilePausedIsMadeAgain) {
   std::atomic<long long>* const changes = testing::shared_object<std::atomic<long long>>();
   std::atomic<int>* const stop = testing::shared_object<std::atomic<int>>();
   const pid_t child = testing::spawn([&] {
-    RedisStore store(server.parsed(), RedisStoreOptions{.lease = kLease, .shared_waits = true});
+    RedisStore store(server.parsed(), RedisStoreOptions{.lease = kLease});
     SharedWaits& waits = *store.waits();
     while (stop->load() == 0) {
       waits.attempt_began(kFirst, kNoReport);  // a StoreError ends the child: exit 1

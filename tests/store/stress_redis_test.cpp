@@ -40,6 +40,21 @@ TEST(StressRedis, HostsOnOneServerTuneEachKeyOnceInEverySeed) {
   EXPECT_EQ(keys_on(server), 0) << "each round's namespace is deleted when it ends";
 }
 
+// Invalidations racing loads and publications across hosts, nested tuning and re-entry: the
+// views and the graph of waits on the server (docs/store.md) order the first and refuse a cycle
+// through two processes, so no mix is flagged and no call hangs.
+TEST(StressRedis, EveryMixPassesAcrossHosts) {
+  RedisServer server;
+  for (const std::string mix : {"full", "nested", "reentry"}) {
+    for (int seed = 1; seed <= 3; ++seed) {
+      const auto json = run_json("--hosts 2 --processes 2 --threads 4 --keys 4 --configs 8 --calls 100 --mix " + mix +
+                                     " --store " + server.address() + " --seed " + std::to_string(seed), 0);
+      EXPECT_EQ(json.at("verdict"), "pass") << mix << " seed " << seed << ": " << json.dump();
+      EXPECT_EQ(json.at("hung_calls"), 0) << mix << " seed " << seed;
+    }
+  }
+}
+
 // The trace names each process by its host. A run deletes its rounds' namespaces, and only them:
 // what others keep under the same server and namespace prefix stays.
 TEST(StressRedis, ProcessesAreNamedByTheirHostAndOnlyTheRunsOwnKeysAreDeleted) {

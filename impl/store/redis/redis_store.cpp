@@ -91,7 +91,6 @@ void RedisStore::withdraw(const EntryId& id) {
 }
 
 std::unique_ptr<StoreView> RedisStore::view(const EntryId& id, ViewMode mode) {
-  if (!options_.shared_waits) return nullptr;
   return std::make_unique<RedisView>(*this, id, mode);
 }
 

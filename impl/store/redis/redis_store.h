@@ -15,9 +15,8 @@
 // past its lease (SIGSTOP, a stalled host), whose lease another process then took, cannot publish
 // (LeaseLost). A killed owner blocks others for at most the lease.
 //
-// With RedisStoreOptions::shared_waits, a view of an entry (ResultsStore::view) and the graph of
-// every process's waits (SharedWaits) are kept on the server too: NS:view-shared:<id>,
-// NS:view-exclusive:<id> and NS:waits:*.
+// A view of an entry (ResultsStore::view) and the graph of every process's waits (SharedWaits)
+// are kept on the server too: NS:view-shared:<id>, NS:view-exclusive:<id> and NS:waits:*.
 //
 // Waiters subscribe to the entry's channel and try again on each message, and at least every
 // `longest_poll` (a lease that expired sends none). Every command has bounded connect and read
@@ -46,10 +45,6 @@ struct RedisStoreOptions {
   // false only to show what it prevents (the broken subject redis-lease-never-renewed): no
   // heartbeat, so an attempt longer than `lease` loses it to a waiter of another process.
   bool renew_leases = true;
-  // On: views of entries and one graph of every process's waits, on the server (view(), waits()).
-  // Off by default for now: with it on, a stress run whose owners are paused past their lease
-  // (--pause-owners) showed an R2 that no lease_lost excused, in one CI run (docs/store.md).
-  bool shared_waits = false;
 };
 
 class RedisStore final : public ResultsStore {
@@ -65,11 +60,10 @@ class RedisStore final : public ResultsStore {
   bool publish(const StoreClaim& claim, const EntryId& id, const std::string& text) override;
   void quarantine(const StoreClaim& claim, const EntryId& id, const std::string& reason) override;
   void withdraw(const EntryId& id) override;
-  // Held across every process on the server (redis_view.h); none unless options.shared_waits.
+  // Held across every process on the server (redis_view.h).
   std::unique_ptr<StoreView> view(const EntryId& id, ViewMode mode) override;
-  // The graph of waits of every process on the server and namespace (redis_waits.h); none unless
-  // options.shared_waits.
-  SharedWaits* waits() override { return options_.shared_waits ? &waits_ : nullptr; }
+  // The graph of waits of every process on the server and namespace (redis_waits.h).
+  SharedWaits* waits() override { return &waits_; }
   std::string where(const EntryId& id) const override;
 
   // The key of `kind` ("entry", "lease", "released", ...) for `id`.
