@@ -230,6 +230,9 @@ class BasicAutotuner {
   // Before each bench: whether the store already knows that the attempt's claim is lost; then
   // the attempt ends as lease_lost (give_up_lost_lease), with no more benches.
   bool claim_lost(const Publication* publication) const;
+  // After every bench failed: whether the store says the claim is no longer held (a round trip);
+  // then the attempt ends as lease_lost too, not as a failure.
+  bool failed_without_its_claim(const Publication* publication) const;
   int give_up_lost_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) SAFETUNE_EXCLUDES(entry.mutex);
   void withdraw_from_store(std::string_view key) const noexcept;
   // invalidate(), under the entry's exclusive view when there is a store.
@@ -505,7 +508,7 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
     abort_attempt(entry, inv, attempt, next, "unknown exception");
     throw;
   }
-  if (lease_lost) return give_up_lost_lease(entry, inv, attempt);
+  if (lease_lost || (best < 0 && failed_without_its_claim(publication))) return give_up_lost_lease(entry, inv, attempt);
   if (!finish_attempt(entry, inv, attempt, best, std::move(error), publication)) return kLeaseLost;
   // The owner reads back its own write: the attempt is finished, so a failure to copy the
   // message here (out of memory) leaves no key in Tuning.
@@ -519,6 +522,15 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
 template <class Sync>
 bool BasicAutotuner<Sync>::claim_lost(const Publication* publication) const {
   return publication != nullptr && publication->claim != nullptr && publication->claim->lost();
+}
+
+// A failed attempt writes nothing, so no fenced write tells its owner that its lease ran out
+// meanwhile (paused past it) and that another process may have begun its own attempt: the store
+// is asked. Such an attempt ends as lease_lost, not as a failure: the key is the other owner's,
+// and this process's calls on it wait for, or load, its winner.
+template <class Sync>
+bool BasicAutotuner<Sync>::failed_without_its_claim(const Publication* publication) const {
+  return publication != nullptr && publication->claim != nullptr && !publication->claim->held_now();
 }
 
 template <class Sync>

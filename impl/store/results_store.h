@@ -49,6 +49,11 @@ class StoreClaim {
   // its owner stops benchmarking, since its publication would be refused. False when the store
   // cannot tell before the publication, and always for a claim that cannot be lost (an OFD lock).
   virtual bool lost() const { return false; }
+  // Asks the store whether the claim is still held now (a round trip, where a claim is a lease):
+  // a failed attempt writes nothing that the store could refuse, so its owner learns so here,
+  // before it reports the failure. True when the store cannot tell (a server that does not
+  // answer), and always for a claim that cannot be lost.
+  virtual bool held_now() const noexcept { return !lost(); }
 };
 
 // Proof of a held view of an entry (ResultsStore::view); destroying it lets the view go.

@@ -131,6 +131,35 @@ TEST(AutotunerRedis, AnOwnerWhoseHeartbeatFindsItsLeaseTakenStopsBenching) {
   EXPECT_EQ(result.stats.successful_tunings, 1);
 }
 
+// A failed attempt writes nothing, so no fenced write refuses it: its owner asks the store whether
+// its claim is still held before it reports the failure. Here the owner's lease goes inside its
+// first bench (as if paused past it), another process tunes and publishes the key, and every bench
+// of the owner fails. The owner's attempt ends as lease_lost, not as a failure (which would leave
+// the other process's attempt an R2 overlap), and its call loads the new winner.
+TEST(AutotunerRedis, AnOwnerWhoseBenchesAllFailAfterItsLeaseWasTakenEndsItsAttemptAsLeaseLost) {
+  const testing::RedisServer server;
+  const auto origin = std::chrono::steady_clock::now();
+  Process owner(server, 1, origin), thief(server, 2, origin);
+  Autotuner thief_tuner(thief.kernel, ConfigSpace::parse("B=0;B=1"), thief.options);
+  int owner_benches = 0;
+  owner.kernel.fail_bench("B=0");
+  owner.kernel.fail_bench("B=1");
+  owner.kernel.inside_benchmark = [&](const Invocation&, const Config&) {
+    if (owner_benches++ != 0) return;
+    thief.store.run({"DEL", thief.store.key("lease", EntryId{.kernel = "add", .key = "k", .device = "sim"})});
+    std::thread([&] { thief.call(thief_tuner); }).join();
+  };
+  Autotuner owner_tuner(owner.kernel, ConfigSpace::parse("B=0;B=1"), owner.options);
+  const std::optional<Config> owner_launched = owner.call(owner_tuner);
+
+  EXPECT_EQ(owner_launched, Config::parse("B=1")) << "the owner's call failed instead of loading the new winner";
+  const model::CheckResult result = check_both(owner, thief);
+  EXPECT_TRUE(result.ok()) << testing::violation_text(result);
+  EXPECT_EQ(result.stats.lost_leases, 1);
+  EXPECT_EQ(result.stats.successful_tunings, 1);
+  EXPECT_EQ(result.stats.loads, 1);
+}
+
 // StoreFailurePolicy::Fail, on a real Unix socket where no server listens: the call ends with
 // StoreFailed (naming the store, what failed and the policy) within the connect timeout, benching
 // and launching nothing and warning of nothing; the key stays cold, so the next call fails the

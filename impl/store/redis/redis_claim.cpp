@@ -29,6 +29,15 @@ RedisClaim::~RedisClaim() {
   }
 }
 
+bool RedisClaim::held_now() const noexcept {
+  if (lost()) return false;
+  try {
+    return store_.run({"GET", lease_key_}).text == token_;
+  } catch (...) {  // the server cannot tell: the failure stands, as it would without a store
+    return true;
+  }
+}
+
 // Renews the lease every third of it, on a connection of its own (the store's may be busy with a
 // slow command of another thread). The lease is lost when it holds another token, or when no
 // renewal got through for a whole lease: by then it may have expired on the server.

@@ -26,6 +26,8 @@ class RedisClaim final : public StoreClaim {
   // The heartbeat found the lease taken, or could not renew it for a whole lease: the store
   // refuses this claim's writes anyway (its scripts check the token); this only says so sooner.
   bool lost() const override { return lost_.load(std::memory_order_acquire); }
+  // The lease on the server holds this claim's token.
+  bool held_now() const noexcept override;
 
  private:
   void heartbeat();
