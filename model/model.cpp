@@ -80,14 +80,14 @@ CallView& view_of(StepContext& step, const OpenCall& call) { return step.choice-
 
 // An invalidate always resets R3 and R10 (they ask only whether one came between), and drops the
 // winner its own process holds, but it unpublishes the winner only when no attempt is in flight on
-// the key.
+// the key, or when each attempt in flight is in doubt (attempts_in_doubt).
 void invalidate_effect(StepContext& step, const std::optional<Name>& process) {
   Choice& choice = *step.choice;
   drop_held_winner(choice, process, step.event.seq);
   choice.succeeded_since_invalidate = false;
   choice.loaded.reset();
   choice.history.last_invalidate_seq = step.event.seq;
-  if (choice.in_flight.empty()) {
+  if (choice.in_flight.empty() || (choice.winner && attempts_in_doubt(choice))) {
     withdraw_winner(choice, step.event.seq);
     choice.entry_withdrawn = true;
     choice.entry_lost_seq = step.event.seq;

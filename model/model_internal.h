@@ -158,6 +158,11 @@ void judge_deferred(StepContext& step, const Attempt& ended);
 void judge_deferred_because(StepContext& step, Attempt ended, const std::string& how);
 // End of trace: the same for the attempts still in flight.
 void judge_deferred_at_end(Choice& choice);
+// Whether each attempt in flight awaits its R2 or R3 judgement (an overlap across processes, or a
+// late repeat): one of them may have lost its lease unseen. With a winner published, that is the
+// only way an attempt is in flight, and an invalidate then withdraws the winner (model.cpp,
+// invalidate_effect): if the attempts turn out stale, the store held that winner, and lost it.
+bool attempts_in_doubt(const Choice& choice);
 // The attempt `later` lost its lease, or its process exited: its overlaps of the attempts still in
 // flight are excused (its owner may have been paused between taking the lease and its tune_begin).
 void excuse_overlaps_by(Choice& choice, std::int64_t later);

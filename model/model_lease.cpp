@@ -30,6 +30,8 @@
 //
 // A tune_begin that breaks both counts one duplicate tuning: whichever of its R2 and R3 is
 // reported first counts it and marks the other as counted.
+#include <algorithm>
+
 #include "model_internal.h"
 
 namespace safetune::model::detail {
@@ -121,6 +123,18 @@ void judge_deferred_at_end(Choice& choice) {
       report_overlap(choice, overlap, {overlap.earlier_id, attempt.id, overlap.earlier_end_seq},
                      both_kept_their_leases(overlap, how));
   }
+}
+
+bool attempts_in_doubt(const Choice& choice) {
+  const auto overlapped = [&](const Attempt& attempt) {
+    return std::any_of(choice.in_flight.begin(), choice.in_flight.end(), [&](const Attempt& other) {
+      return std::any_of(other.overlapped_by.begin(), other.overlapped_by.end(),
+                         [&](const Overlap& overlap) { return overlap.begin_seq == attempt.id; });
+    });
+  };
+  return std::all_of(choice.in_flight.begin(), choice.in_flight.end(), [&](const Attempt& attempt) {
+    return attempt.late_repeat || !attempt.overlapped_by.empty() || !attempt.overlapping.empty() || overlapped(attempt);
+  });
 }
 
 void excuse_overlaps_by(Choice& choice, std::int64_t later) {
