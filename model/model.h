@@ -78,12 +78,12 @@ struct AttemptBenches {
 // took over; or the later one, its owner paused between taking the lease and its tune_begin.
 // Judged when this one ends, and then, if the later one is still in flight, when it ends.
 struct Overlap {
-  std::int64_t begin_seq = 0;  // the later attempt's tune_begin
-  std::int64_t earlier_id = 0;         // the attempt in flight that it began over
-  std::int64_t earlier_end_seq = 0;    // that attempt's tune_end, once it ended holding its lease
-  std::string message{};       // R2's message, as it would have been given at that tune_begin
-  std::string state_before{};  // and the state just before it
-  bool counted = false;        // counted as a duplicate tuning already (R3 of the same tune_begin)
+  std::int64_t begin_seq = 0;        // the later attempt's tune_begin
+  std::int64_t earlier_id = 0;       // the attempt in flight that it began over
+  std::int64_t earlier_end_seq = 0;  // that attempt's tune_end, once it ended holding its lease
+  std::string message{};             // R2's message, as it would have been given at that tune_begin
+  std::string state_before{};        // and the state just before it
+  bool counted = false;              // counted as a duplicate tuning already (R3 of the same tune_begin)
   bool operator==(const Overlap&) const = default;
 };
 
@@ -105,7 +105,7 @@ struct Attempt {
   ThreadName owner{};
   std::int64_t owner_call = 0;  // the begin seq of the owning call
   std::vector<Overlap> overlapped_by{};  // later attempts that began over this one
-  std::vector<Overlap> overlapping{};     // this one began over them, and they ended holding their lease
+  std::vector<Overlap> overlapping{};    // earlier ones it began over, ended holding their lease
   std::optional<LateRepeat> late_repeat{};
   bool operator==(const Attempt&) const = default;
 };
