@@ -14,11 +14,26 @@
 
 namespace safetune::stress::testing {
 
+namespace {
+
+// One folder per test process, removed when that process exits (not when a child forked from it
+// does): what a test needs from it, a run's standard error, it reads back before then.
+struct TempFolder {
+  const pid_t owner = ::getpid();
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("safetune_stress_test_" + std::to_string(owner));
+  TempFolder() { std::filesystem::create_directories(path); }
+  ~TempFolder() {
+    std::error_code ignored;
+    if (::getpid() == owner) std::filesystem::remove_all(path, ignored);
+  }
+};
+
+}  // namespace
+
 std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("safetune_stress_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const TempFolder folder;
+  return (folder.path / name).string();
 }
 
 std::string write_temp_file(const std::string& name, const std::string& text) {

@@ -20,7 +20,7 @@ CommandResult run_safetune(const std::string& arguments, const std::string& shel
 // `ulimit -v` that makes an ordinary run fail allocation leaves it: such tests skip there.
 bool built_with_sanitizer();
 
-// A fresh file path under the test's temporary directory.
+// A fresh file path under the test process's temporary directory (removed when it exits).
 std::string temp_path(const std::string& name);
 // Writes `text` to a fresh temporary file and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& text);
