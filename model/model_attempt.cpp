@@ -223,7 +223,7 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
   Choice& choice = *step.choice;
   auto it = std::find_if(choice.in_flight.begin(), choice.in_flight.end(),
                          [&](const Attempt& a) { return a.owner_call == call.begin_seq; });
-  const Attempt attempt = *it;
+  Attempt attempt = std::move(*it);
   choice.in_flight.erase(it);
   judge_deferred(step, attempt);
   CallView& view = choice.views[call.begin_seq];

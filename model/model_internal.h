@@ -152,10 +152,11 @@ bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const 
 // attempt that began over it broke R2 (judged when it ends too, if still in flight), each attempt
 // it began over and that ended so broke R2, and it broke R3 if it began late, after a success. (An
 // exit, like a lease_lost, excuses all three: model_lease.cpp.)
-void judge_deferred(StepContext& step, const Attempt& ended);
+void judge_deferred(StepContext& step, Attempt& ended);
 // The same, for `ended` that `how` ("ended at seq 9 without losing its lease"; a lease_lost under
-// "live_owners": true excuses nothing).
-void judge_deferred_because(StepContext& step, Attempt ended, const std::string& how);
+// "live_owners": true excuses nothing). Its own overlaps are marked as counted when its late
+// repeat is (one duplicate per tune_begin).
+void judge_deferred_because(StepContext& step, Attempt& ended, const std::string& how);
 // End of trace: the same for the attempts still in flight.
 void judge_deferred_at_end(Choice& choice);
 // Whether each attempt in flight awaits its R2 or R3 judgement (an overlap across processes, or a

@@ -89,13 +89,13 @@ bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const 
   return may_hold_a_lease(state, in_flight.owner) && newcomer.process && *in_flight.owner.process != *newcomer.process;
 }
 
-void judge_deferred(StepContext& step, const Attempt& ended) {
+void judge_deferred(StepContext& step, Attempt& ended) {
   judge_deferred_because(step, ended, "ended at " + seq_text(step.event.seq) + " without losing its lease");
 }
 
 // Each overlap of `ended` is judged now, unless the later attempt is still in flight: it may yet
 // lose its lease, and is then judged when it ends (Attempt::overlapping).
-void judge_deferred_because(StepContext& step, Attempt ended, const std::string& how) {
+void judge_deferred_because(StepContext& step, Attempt& ended, const std::string& how) {
   Choice& choice = *step.choice;
   if (ended.late_repeat)
     report_late_repeat(choice, ended, {ended.late_repeat->success_seq, ended.id, step.event.seq}, "that attempt " + how);

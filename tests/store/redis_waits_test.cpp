@@ -5,10 +5,12 @@
 #include <atomic>
 #include <chrono>
 #include <random>
+#include <string>
 #include <thread>
 
 #include "impl/store/redis/redis_connection.h"
 #include "impl/store/redis/redis_fifo_lock.h"
+#include "impl/store/redis/redis_waits.h"
 #include "tests/store/redis_store_kind.h"
 #include "tests/store/shared_waits_cases.h"
 
@@ -24,7 +26,8 @@ using namespace std::chrono_literals;
 constexpr auto kLease = 300ms;
 
 long long tickets_taken(RedisConnection& connection) {
-  return std::atoll(connection.command({"GET", "safetune:waits:lock:tickets"}).text.c_str());
+  const std::string tickets = "safetune:" + std::string(RedisWaits::kLockName) + ":tickets";
+  return std::atoll(connection.command({"GET", tickets}).text.c_str());
 }
 
 // A process stopped (SIGSTOP) past its lease while it holds the graph's lock, between its read of
@@ -50,7 +53,7 @@ TEST(RedisWaits, AChangeWhoseTurnWasDroppedWhilePausedIsMadeAgain) {
   });
   RedisStore store(server.parsed(), RedisStoreOptions{.lease = kLease});
   RedisConnection connection(server.parsed(), RedisConnection::Timeouts{});
-  RedisFifoLock lock(store, "waits:lock", "parent", [&](const auto& argv) { return connection.command(argv); });
+  RedisFifoLock lock(store, RedisWaits::kLockName, "parent", [&](const auto& argv) { return connection.command(argv); });
   std::mt19937 random(7);
   long long turns_of_the_parent = 0;
   int stops = 0;

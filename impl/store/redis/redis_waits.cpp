@@ -35,7 +35,7 @@ RedisWaits::RedisWaits(RedisStore& store)
       graph_key_(store.address().space + ":waits:graph"),
       this_process_{.process = new_process_name(), .waited = {}},
       live_key_(live_key_of(this_process_.process)),
-      lock_(store, "waits:lock", this_process_.process, [this](const auto& argv) { return command(argv); }) {}
+      lock_(store, kLockName, this_process_.process, [this](const auto& argv) { return command(argv); }) {}
 
 RedisWaits::~RedisWaits() {
   if (!living_) return;

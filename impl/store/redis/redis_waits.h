@@ -40,6 +40,8 @@ class RedisStore;
 
 class RedisWaits final : public SharedWaits {
  public:
+  // The graph's lock's name under the store's namespace (redis_fifo_lock.h).
+  static constexpr std::string_view kLockName = "waits:lock";
   explicit RedisWaits(RedisStore& store);
   ~RedisWaits() override;  // this process is no longer live in the graph
   RedisWaits(const RedisWaits&) = delete;
