@@ -1,12 +1,17 @@
 // Replay (label stress): a failing run prints one command line, and running that line, exactly
-// as printed, reproduces the same violation on the sim device in at least 9 runs out of 10.
+// as printed, reproduces a rule that the run broke, on the sim device, in at least 9 runs out of 10.
 //
 // For each subject below: a run with a fresh seed (the subject's defaults) fails; its `replay:`
 // line is run 10 times through the shell, with the built binary first on PATH so that the
-// line's `safetune` is this build's; each replay must exit 1 and report the rule of the
-// original run's first violation. The seed fixes the program, the faults, the device's noise
-// and its benchmark times (stress/harness/program.h); the OS scheduler is the only thing left free, so
-// this measures how much a subject's bug depends on it.
+// line's `safetune` is this build's; each replay must exit 1 and report a rule that the original
+// run reported. The seed fixes the program, the faults, the device's noise and its benchmark
+// times (stress/harness/program.h); the OS scheduler is the only thing left free, so this
+// measures how much a subject's bug depends on it.
+//
+// Why any of the original's rules, not its first: a racy subject (unlocked) breaks several rules
+// in one run, and which of them comes first in the trace is the scheduler's choice. A CI run's
+// original reported R4 first (R2 and R3 after it); its ten replays each reported R2 first, and
+// six of them R4 too. The bug was reproduced ten times; the first rule was not.
 //
 // Broken subjects run with TSAN_OPTIONS=report_bugs=0, as in the catch table: in the tsan preset
 // this measures what the model and the watchdog see, not ThreadSanitizer (unlocked races).
@@ -76,6 +81,17 @@ std::vector<std::string> violated_rules(const std::string& out) {
   return rules;
 }
 
+// "R2, R3": each rule once, in the order of its first violation.
+std::string rules_named(const std::vector<std::string>& rules) {
+  std::vector<std::string> distinct;
+  for (const std::string& rule : rules) {
+    if (std::find(distinct.begin(), distinct.end(), rule) == distinct.end()) distinct.push_back(rule);
+  }
+  std::string named;
+  for (const std::string& rule : distinct) named += (named.empty() ? "" : ", ") + rule;
+  return named;
+}
+
 std::optional<std::string> replay_line(const std::string& out) {
   const auto at = out.find("\nreplay: ");
   if (at == std::string::npos) return std::nullopt;
@@ -90,15 +106,20 @@ CommandResult failing_run(const std::string& arguments) {
   return run;
 }
 
-// Runs `line` kReplays times; returns how many exit 1 with `rule` among their violations, and
-// writes each replay's exit code and first rule to `seen`.
-int replays_with_rule(const std::string& line, const std::string& rule, std::ostream& seen) {
+bool shares_a_rule(const std::vector<std::string>& rules, const std::vector<std::string>& original) {
+  return std::any_of(rules.begin(), rules.end(), [&](const std::string& rule) {
+    return std::find(original.begin(), original.end(), rule) != original.end();
+  });
+}
+
+// Runs `line` kReplays times; returns how many exit 1 with one of the `original` rules among
+// their violations, and writes each replay's exit code and first rule to `seen`.
+int replays_with_a_rule_of(const std::string& line, const std::vector<std::string>& original, std::ostream& seen) {
   int same = 0;
   for (int i = 0; i < kReplays; ++i) {
     const LineRun replay = run_line(line);
     const std::vector<std::string> rules = violated_rules(replay.out);
-    const bool has_rule = std::find(rules.begin(), rules.end(), rule) != rules.end();
-    if (replay.exit_code == 1 && has_rule) ++same;
+    if (replay.exit_code == 1 && shares_a_rule(rules, original)) ++same;
     seen << " [exit " << replay.exit_code << ": " << (rules.empty() ? "-" : rules.front()) << "]";
   }
   return same;
@@ -115,7 +136,7 @@ class Replay : public ::testing::TestWithParam<ReplayCase> {
   }
 };
 
-TEST_P(Replay, ThePrintedLineReproducesTheSameRuleNineTimesInTen) {
+TEST_P(Replay, ThePrintedLineReproducesARuleOfTheRunNineTimesInTen) {
   const ReplayCase& test = GetParam();
   ASSERT_NE(std::string(test.flags), "") << "every case sets a flag off its default, which the line must carry";
   const CommandResult failing = failing_run(std::string("stress --subject ") + test.subject + " " + test.flags);
@@ -125,10 +146,11 @@ TEST_P(Replay, ThePrintedLineReproducesTheSameRuleNineTimesInTen) {
   ASSERT_TRUE(line.has_value()) << "no replay line:\n" << failing.out;
   ASSERT_EQ(line->rfind(std::string("safetune stress --subject ") + test.subject + " ", 0), 0u) << *line;
   EXPECT_NE(line->find(test.flags), std::string::npos) << "the line drops " << test.flags;
-  const std::string rule = violated_rules(failing.out).at(0);
+  const std::vector<std::string> original = violated_rules(failing.out);
+  ASSERT_FALSE(original.empty()) << "a failing run with no VIOLATION line:\n" << failing.out;
   std::ostringstream seen;
-  const int same = replays_with_rule(*line, rule, seen);
-  std::cout << test.subject << ": " << rule << " reproduced " << same << "/" << kReplays
+  const int same = replays_with_a_rule_of(*line, original, seen);
+  std::cout << test.subject << ": " << rules_named(original) << " reproduced " << same << "/" << kReplays
             << " by: " << *line << "\n  replays (exit: first rule):" << seen.str() << '\n';
   EXPECT_GE(same, kRequired) << *line << "\n  replays:" << seen.str();
 }
