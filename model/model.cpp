@@ -223,6 +223,7 @@ void close_open_attempt(StepContext& step, const OpenCall& call, CallView& view)
                    thread_text(call.thread) + " ended its call on " + call.key.show() + " at seq " +
                        std::to_string(step.event.seq) + " while its attempt " + std::to_string(view.owned_attempt_id) +
                        " was still open");
+  settle_cycles_through(step, call.key, view.owned_attempt_id, LeaseAtEnd::Kept);
   std::erase_if(step.choice->in_flight, [&](const Attempt& a) { return a.owner_call == call.begin_seq; });
   view.owned = Ownership::Failed;
 }
@@ -279,11 +280,8 @@ void on_wait_begin(StepContext& step) {
                        thread_text(thread_of(e)) + "'s re-entrant call on " + call->key.show() + " (seq " +
                            std::to_string(call->begin_seq) + ") waited at seq " + std::to_string(e.seq) +
                            " on the attempt its own thread owns");
-    else if (auto cycle = wait_cycle(in.state, thread_of(e), call->key))
-      report_in_choice(in, Rule::R11, {call->begin_seq, e.seq},
-                       thread_text(thread_of(e)) + "'s call on " + call->key.show() + " (seq " +
-                           std::to_string(call->begin_seq) + ") waited at seq " + std::to_string(e.seq) +
-                           ", closing a cycle of waits: " + *cycle);
+    else if (auto cycle = cycle_of_wait(in.state, thread_of(e), call->key))
+      judge_wait_closing_cycle(in, *call, *cycle);
     else if (view.began_tuned && in.choice->history.last_invalidate_seq < call->begin_seq)
       report_in_choice(in, Rule::R10, {call->begin_seq, e.seq},
                        thread_text(thread_of(e)) + "'s call on " + call->key.show() + " began at seq " +
@@ -389,6 +387,7 @@ std::vector<Violation> finish(State& state) {
     settle_all_pending(settled, choice);
     judge_deferred_at_end(choice);
   });
+  judge_deferred_cycles_at_end(state, found);
   for (const auto& [seq, call] : state.calls) {
     const KeyChoices& key = state.keys.at(call.key);
     report_with_state(found, Rule::R7, {seq},

@@ -110,6 +110,25 @@ struct Attempt {
   bool operator==(const Attempt&) const = default;
 };
 
+// An attempt named by its key and id: the attempts in flight are per key (R11 across processes).
+struct AttemptOnKey {
+  KeyId key{};
+  std::int64_t id = 0;
+  auto operator<=>(const AttemptOnKey&) const = default;
+};
+
+// A wait_begin that closed a cycle of waits through attempts of other processes (white-box): R11,
+// unless one of those attempts turns out to have lost its lease (model_lease_cycles.cpp): its
+// owner was paused past it, so the wait really waited for whoever took the key over. Judged once
+// each of them has ended holding its lease, or at the end of the trace.
+struct DeferredCycle {
+  std::vector<std::int64_t> seqs{};       // the waiting call's call_begin and its wait_begin
+  std::string message{};                  // R11's message, as it would have been given then
+  std::string state_before{};             // and the state just before that wait_begin
+  std::vector<AttemptOnKey> undecided{};  // those attempts of other processes, still in flight
+  bool operator==(const DeferredCycle&) const = default;
+};
+
 enum class Ownership : std::uint8_t { None, InFlight, Succeeded, Failed };
 
 // An open call: what the trace shows of it, the same in every choice.
@@ -293,6 +312,7 @@ struct State {
   std::map<ThreadName, std::vector<std::int64_t>> threads{};
   std::map<std::int64_t, AttemptBenches> benches{};  // attempts whose owner call is open
   TraceStats stats{};  // counts so far (hung_calls is filled by the checker at the end)
+  std::vector<DeferredCycle> deferred_cycles{};  // white-box, across processes (R11)
   // Set when a key needed more than kMaxChoicesPerKey choices: the check is incomplete.
   std::optional<std::string> incomplete{};
   bool operator==(const State&) const = default;

@@ -226,6 +226,7 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
   Attempt attempt = std::move(*it);
   choice.in_flight.erase(it);
   judge_deferred(step, attempt);
+  settle_cycles_through(step, call.key, attempt.id, LeaseAtEnd::Kept);
   CallView& view = choice.views[call.begin_seq];
   view.owned = winner ? Ownership::Succeeded : Ownership::Failed;
   view.owned_winner = winner;

@@ -190,6 +190,18 @@ std::int64_t attempt_to_wait_on(const State& state, const KeyId& key);
 // White-box: the open waits on `key` that began with no attempt in flight there now wait on the
 // attempt `id` that `owner` begins (model_wait_cycle.cpp).
 void adopt_waits(State& state, const KeyId& key, std::int64_t id, const ThreadName& owner);
+// One edge of a white-box cycle of waits: the attempt waited on, and its owner.
+struct CycleStep {
+  AttemptOnKey attempt{};
+  ThreadName owner{};
+};
+struct WaitCycle {
+  std::string text{};              // edge by edge, as a report shows it
+  std::vector<CycleStep> steps{};  // white-box; the first is the edge that the wait would add
+};
+// The cycle of waits that `thread` would close by waiting now on `key`, as wait_cycle, with its
+// edges' attempts (white-box; a black-box cycle shows none).
+std::optional<WaitCycle> cycle_of_wait(const State& state, const ThreadName& thread, const KeyId& key);
 // The cycle of waits that `thread` would close by waiting now on the attempt in flight on `key`,
 // shown edge by edge; nullopt when it would close none. Black-box: the cycle of possible waits
 // that the trace shows (model_wait_cycle.cpp).
@@ -207,5 +219,16 @@ bool judge_cycle_closing_launch(StepContext& step, const OpenCall& call, const s
 // A call that raised without launching while a wait would have closed a cycle: under re-entry
 // policy fallback it had to launch the fallback (R11).
 void judge_cycle_closing_error(StepContext& step, const OpenCall& call);
+
+// --- R11 across processes (model_lease_cycles.cpp) ---
+// R11 for `call`'s wait_begin (the event), which closes `cycle`: reported now, or deferred while
+// attempts of other processes on the cycle may yet turn out to have lost their lease.
+void judge_wait_closing_cycle(StepContext& step, const OpenCall& call, const WaitCycle& cycle);
+// The attempt `id` on `key` ended (the event): holding its lease (a tune_end), or not (a
+// lease_lost, an exit). Settles the deferred cycles through it.
+enum class LeaseAtEnd : std::uint8_t { Kept, Lost };
+void settle_cycles_through(StepContext& step, const KeyId& key, std::int64_t id, LeaseAtEnd lease);
+// The end of the trace: each cycle still deferred is R11 (an attempt on it never lost its lease).
+void judge_deferred_cycles_at_end(State& state, std::vector<Violation>& found);
 
 }  // namespace safetune::model::detail

@@ -164,6 +164,7 @@ void on_lease_lost(StepContext& step) {
     view.owned_attempt_id = 0;
     view.owned_winner.reset();
     const std::int64_t id = attempt->id;
+    settle_cycles_through(in, call->key, id, LeaseAtEnd::Lost);  // none is deferred under live_owners
     std::erase_if(in.choice->in_flight, [&](const Attempt& a) { return a.id == id; });  // its overlaps excused
     if (!step.state.header.live_owners) excuse_overlaps_by(*in.choice, id);
   });

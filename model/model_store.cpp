@@ -125,7 +125,10 @@ void abandon_in_choice(StepContext& step, const OpenCall& call) {
   // Its deferred R2 overlaps and R3 repeat are excused, as by a lease_lost: an owner killed after
   // its lease ran out (paused, starved) never learned so, and its trace cannot show it.
   const auto owned = [&](const Attempt& attempt) { return attempt.owner_call == call.begin_seq; };
-  if (const Attempt* attempt = attempt_owned_by(choice, call.begin_seq)) excuse_overlaps_by(choice, attempt->id);
+  if (const Attempt* attempt = attempt_owned_by(choice, call.begin_seq)) {
+    excuse_overlaps_by(choice, attempt->id);
+    settle_cycles_through(step, call.key, attempt->id, LeaseAtEnd::Lost);
+  }
   const auto abandoned = std::erase_if(choice.in_flight, owned);
   if (abandoned > 0 && (choice.entry_rejected || choice.entry_withdrawn)) choice.abandoned_since_rejection = true;
   choice.views.erase(call.begin_seq);

@@ -99,6 +99,31 @@ std::string joined(const std::vector<std::string>& edges) {
   return text;
 }
 
+std::optional<WaitCycle> white_box_wait_cycle(const State& state, const ThreadName& thread, const KeyId& key) {
+  const Attempt* attempt = latest_in_flight(state, key);
+  if (attempt == nullptr || attempt->owner == thread) return std::nullopt;  // no wait, or R9's
+  std::vector<std::string> edges{edge_text(thread, key, *attempt)};
+  WaitCycle cycle{.steps = {{.attempt = {.key = key, .id = attempt->id}, .owner = attempt->owner}}};
+  // Each step moves to another waiting thread; more steps than threads would be a cycle that
+  // does not pass through `thread` (an R11 already reported), which this wait does not close.
+  for (std::size_t step = 0; step <= state.threads.size(); ++step) {
+    const ThreadName owner = attempt->owner;
+    if (owner == thread) {
+      cycle.text = joined(edges);
+      return cycle;
+    }
+    auto it = state.threads.find(owner);
+    if (it == state.threads.end()) return std::nullopt;
+    const OpenCall& innermost = state.calls.at(it->second.back());
+    if (!innermost.wait_open_seq) return std::nullopt;
+    attempt = attempt_in_flight(state, innermost.key, innermost.waits_on_attempt);
+    if (attempt == nullptr) return std::nullopt;  // that attempt ended: its waiter is released
+    edges.push_back(edge_text(owner, innermost.key, *attempt));
+    cycle.steps.push_back({.attempt = {.key = innermost.key, .id = attempt->id}, .owner = attempt->owner});
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::int64_t attempt_to_wait_on(const State& state, const KeyId& key) {
@@ -118,25 +143,17 @@ void adopt_waits(State& state, const KeyId& key, std::int64_t id, const ThreadNa
   }
 }
 
+std::optional<WaitCycle> cycle_of_wait(const State& state, const ThreadName& thread, const KeyId& key) {
+  if (state.header.white_box) return white_box_wait_cycle(state, thread, key);
+  std::optional<std::string> text = black_box_cycle(state, thread, key);
+  if (!text) return std::nullopt;
+  return WaitCycle{.text = std::move(*text)};
+}
+
 std::optional<std::string> wait_cycle(const State& state, const ThreadName& thread, const KeyId& key) {
-  if (!state.header.white_box) return black_box_cycle(state, thread, key);
-  const Attempt* attempt = latest_in_flight(state, key);
-  if (attempt == nullptr || attempt->owner == thread) return std::nullopt;  // no wait, or R9's
-  std::vector<std::string> edges{edge_text(thread, key, *attempt)};
-  // Each step moves to another waiting thread; more steps than threads would be a cycle that
-  // does not pass through `thread` (an R11 already reported), which this wait does not close.
-  for (std::size_t step = 0; step <= state.threads.size(); ++step) {
-    const ThreadName owner = attempt->owner;
-    if (owner == thread) return joined(edges);
-    auto it = state.threads.find(owner);
-    if (it == state.threads.end()) return std::nullopt;
-    const OpenCall& innermost = state.calls.at(it->second.back());
-    if (!innermost.wait_open_seq) return std::nullopt;
-    attempt = attempt_in_flight(state, innermost.key, innermost.waits_on_attempt);
-    if (attempt == nullptr) return std::nullopt;  // that attempt ended: its waiter is released
-    edges.push_back(edge_text(owner, innermost.key, *attempt));
-  }
-  return std::nullopt;
+  std::optional<WaitCycle> cycle = cycle_of_wait(state, thread, key);
+  if (!cycle) return std::nullopt;
+  return std::move(cycle->text);
 }
 
 // A call may have waited before, and been released with no result (its owner in its process
