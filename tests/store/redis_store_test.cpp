@@ -6,10 +6,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
+#include "impl/store/redis/redis_connection.h"
 #include "impl/store/redis/redis_store.h"
 #include "tests/store/child_process.h"
 #include "tests/store/redis_server.h"
@@ -100,6 +102,44 @@ TEST(RedisStore, ALiveOwnersLeaseIsRenewedPastItsTimeToLive) {
   std::this_thread::sleep_for(600ms);  // four leases: the heartbeat renewed it
   EXPECT_EQ(other.claim(kEntry, ResultsStore::ClaimMode::Try), nullptr);
   EXPECT_TRUE(store.publish(*held, kEntry, "mine"));
+}
+
+// A process whose liveness key ran out (paused past the lease) may have been dropped from the graph
+// of waits, and its attempts with it: the graph then sees no cycle through them, and a wait that
+// closes one is not refused. So a claim taken before the lapse is lost, renewed no more, and taken
+// over within a lease. The key is deleted here, as the server expires it: the liveness key and a
+// claim's lease are renewed out of phase, so a pause may outlast the one and not the other; the
+// deletion makes that gap as wide as the test needs.
+TEST(RedisStore, AClaimTakenBeforeItsProcesssLivenessLapsedIsLostAndTakenOver) {
+  const testing::RedisServer server;
+  RedisStore store(server.parsed(), with_lease(200ms));
+  RedisStore other(server.parsed(), with_lease(200ms));
+  const auto held = store.claim(kEntry, ResultsStore::ClaimMode::Try);
+  ASSERT_NE(held, nullptr);
+  store.waits()->attempt_began(kEntry, [] {});  // this process is live in the graph from now on
+  std::this_thread::sleep_for(600ms);           // three leases, each renewed
+  ASSERT_FALSE(held->lost()) << "a live process's claim was lost";
+  RedisConnection connection(server.parsed(), RedisConnection::Timeouts{});
+  const RedisReply live = connection.command({"KEYS", "safetune:waits:live:*"});
+  ASSERT_EQ(live.items.size(), 1u);
+  connection.command({"DEL", live.items.front().text});
+  const auto deadline = Clock::now() + 2s;
+  while (!held->lost() && Clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(held->lost()) << "a claim taken before its process's liveness lapsed is still held";
+  EXPECT_FALSE(held->held_now());
+  std::unique_ptr<StoreClaim> taken;  // once it ran out; a claim still renewed would block Wait for ever
+  while (taken == nullptr && Clock::now() < deadline + 2s) {
+    taken = other.claim(kEntry, ResultsStore::ClaimMode::Try);
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_NE(taken, nullptr) << "no other process could take the claim over";
+  EXPECT_TRUE(other.publish(*taken, kEntry, "taken over"));
+  EXPECT_THROW(store.publish(*held, kEntry, "stale"), LeaseLost);
+  EXPECT_EQ(connection.command({"EXISTS", live.items.front().text}).integer, 1) << "the keeper set the key again";
+  const auto later = store.claim(EntryId{.kernel = "add", .key = "k2", .device = "sim"}, ResultsStore::ClaimMode::Try);
+  ASSERT_NE(later, nullptr);
+  std::this_thread::sleep_for(600ms);
+  EXPECT_FALSE(later->lost()) << "a claim taken after the lapse was lost with the older ones";
 }
 
 TEST(RedisStore, AKilledOwnersLeaseExpiresAndAWaiterTakesOver) {

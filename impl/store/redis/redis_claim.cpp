@@ -12,7 +12,8 @@ RedisClaim::RedisClaim(RedisStore& store, const EntryId& id, std::string token)
     : store_(store),
       lease_key_(store.key("lease", id)),
       channel_(store.key("released", id)),
-      token_(std::move(token)) {
+      token_(std::move(token)),
+      lapses_at_claim_(store.keeper().liveness_lapses()) {
   if (store.options().renew_leases) thread_ = std::thread([this] { heartbeat(); });
 }
 
@@ -27,6 +28,10 @@ RedisClaim::~RedisClaim() {
     store_.run({"EVAL", redis_scripts::kRelease, "2", lease_key_, channel_, token_});
   } catch (...) {
   }
+}
+
+bool RedisClaim::lost() const {
+  return lost_.load(std::memory_order_acquire) || store_.keeper().liveness_lapses() != lapses_at_claim_;
 }
 
 bool RedisClaim::held_now() const noexcept {
@@ -48,6 +53,7 @@ void RedisClaim::heartbeat() {
   std::optional<RedisConnection> connection;
   std::unique_lock lock(mutex_);
   while (!stop_.wait_for(lock, lease / 3, [&] { return stopping_; })) {
+    if (lost()) return;  // renewed no more: it runs out, and a waiter takes the key over
     lock.unlock();
     try {
       if (!connection) connection.emplace(store_.address(), RedisConnection::Timeouts{.connect = store_.options().connect_timeout,

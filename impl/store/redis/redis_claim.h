@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -25,7 +26,9 @@ class RedisClaim final : public StoreClaim {
   const std::string& token() const { return token_; }
   // The heartbeat found the lease taken, or could not renew it for a whole lease: the store
   // refuses this claim's writes anyway (its scripts check the token); this only says so sooner.
-  bool lost() const override { return lost_.load(std::memory_order_acquire); }
+  // Or this process's liveness lapsed since the claim was taken (redis_keeper.h): the lease is
+  // given up, as its attempt may stand in a cycle of waits that the graph no longer sees.
+  bool lost() const override;
   // The lease on the server holds this claim's token.
   bool held_now() const noexcept override;
 
@@ -37,6 +40,7 @@ class RedisClaim final : public StoreClaim {
   const std::string channel_;
   const std::string token_;
   std::atomic<bool> lost_{false};
+  const std::uint64_t lapses_at_claim_;  // RedisKeeper::liveness_lapses() when it was taken
   std::mutex mutex_;
   std::condition_variable stop_;
   bool stopping_ = false;

@@ -52,7 +52,7 @@ void RedisKeeper::beat() {
         switch (held.kind) {
           case Kind::LeaseKey: connection->command({"EVAL", redis_scripts::kRenew, "1", held.key, held.token, lease_ms}); break;
           case Kind::SharedMember: connection->command({"EVAL", redis_scripts::kRenewShared, "1", held.key, held.token, lease_ms}); break;
-          case Kind::Liveness: connection->command({"SET", held.key, held.token, "PX", lease_ms}); break;
+          case Kind::Liveness: keep_living(*connection, held, lease_ms); break;
         }
       }
     } catch (const StoreError&) {
@@ -60,6 +60,14 @@ void RedisKeeper::beat() {
     }
     lock.lock();
   }
+}
+
+// XX sets the key only if it is there still: a lapse is counted before the key is set again, so
+// that a claim taken after the new key is set was taken while this process was live again.
+void RedisKeeper::keep_living(RedisConnection& connection, const Kept& held, const std::string& lease_ms) {
+  if (connection.command({"SET", held.key, held.token, "PX", lease_ms, "XX"}).kind != RedisReply::Kind::Nil) return;
+  lapses_.fetch_add(1, std::memory_order_acq_rel);
+  connection.command({"SET", held.key, held.token, "PX", lease_ms});
 }
 
 }  // namespace safetune
