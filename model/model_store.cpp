@@ -122,8 +122,8 @@ void abandon_in_choice(StepContext& step, const OpenCall& call) {
     step.dead = true;  // an early begin, but it never benched
     return;
   }
-  // Its deferred R2 overlaps and R3 repeat are excused, as by a lease_lost: an owner killed after
-  // its lease ran out (paused, starved) never learned so, and its trace cannot show it.
+  // Its deferred R2 overlaps, R3 repeat and R11 cycles are excused, as by a lease_lost: an owner
+  // killed after its lease ran out (paused, starved) never learned so, and its trace cannot show it.
   const auto owned = [&](const Attempt& attempt) { return attempt.owner_call == call.begin_seq; };
   if (const Attempt* attempt = attempt_owned_by(choice, call.begin_seq)) {
     excuse_overlaps_by(choice, attempt->id);
