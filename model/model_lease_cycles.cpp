@@ -26,13 +26,19 @@ namespace safetune::model::detail {
 
 namespace {
 
-// The attempts on `cycle` that `waiter` cannot see lose their lease: those of other processes.
-std::vector<AttemptOnKey> attempts_of_other_processes(const State& state, const ThreadName& waiter,
+// The attempts on `cycle` waited on from another process: a lease stands between each of them and
+// its waiter. Either end of such an edge may be the stale one: the owner paused past its lease, or
+// the waiter's own process (its attempts then stale, and the edges into them too).
+std::vector<AttemptOnKey> attempts_of_other_processes(const State& state, const ThreadName& closing,
                                                       const WaitCycle& cycle) {
   std::vector<AttemptOnKey> others;
-  if (state.header.live_owners || !waiter.process) return others;
-  for (const CycleStep& step : cycle.steps)
-    if (may_hold_a_lease(state, step.owner) && *step.owner.process != *waiter.process) others.push_back(step.attempt);
+  if (state.header.live_owners) return others;
+  const ThreadName* waiter = &closing;
+  for (const CycleStep& step : cycle.steps) {
+    if (may_hold_a_lease(state, step.owner) && waiter->process && *step.owner.process != *waiter->process)
+      others.push_back(step.attempt);
+    waiter = &step.owner;
+  }
   return others;
 }
 
