@@ -117,15 +117,16 @@ struct AttemptOnKey {
   auto operator<=>(const AttemptOnKey&) const = default;
 };
 
-// A wait_begin that closed a cycle of waits through attempts of other processes (white-box): R11,
-// unless one of those attempts turns out to have lost its lease (model_lease_cycles.cpp): its
-// owner was paused past it, so the wait really waited for whoever took the key over. Judged once
-// each of them has ended holding its lease, or at the end of the trace.
+// A wait_begin that closed a cycle of waits through attempts waited on from another process
+// (white-box): R11, unless one of those attempts turns out to have lost its lease
+// (model_lease_cycles.cpp): its owner was paused past it, so the wait really waited for whoever
+// took the key over. Judged once each of them has ended holding its lease, or at the end of the
+// trace.
 struct DeferredCycle {
   std::vector<std::int64_t> seqs{};       // the waiting call's call_begin and its wait_begin
   std::string message{};                  // R11's message, as it would have been given then
   std::string state_before{};             // and the state just before that wait_begin
-  std::vector<AttemptOnKey> undecided{};  // those attempts of other processes, still in flight
+  std::vector<AttemptOnKey> undecided{};  // those attempts, still in flight
   bool operator==(const DeferredCycle&) const = default;
 };
 

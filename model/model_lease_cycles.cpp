@@ -8,9 +8,10 @@
 // waiting where it waited before the pause. A wait_begin whose cycle runs through that attempt
 // closes no cycle: the waiter waits for whoever takes the key over, not for the stale owner.
 //
-// So a wait_begin that closes a cycle through an attempt of another process is R11 only once each
-// attempt of another process on the cycle has ended holding its lease (a tune_end), or is still in
-// flight at the end of the trace. A `lease_lost` of any of them, or an exit of its process (an owner
+// So a wait_begin that closes a cycle through an attempt waited on from another process (on any
+// edge: the stale one may be the closing waiter's own attempt, its process paused and continued) is
+// R11 only once each such attempt has ended holding its lease (a tune_end), or is still in flight
+// at the end of the trace. A `lease_lost` of any of them, or an exit of its process (an owner
 // killed after its lease ran out never learned so), excuses the cycle. A cycle within one process
 // has no lease on it, and neither has any cycle under `"live_owners": true` (no owner was paused, so
 // every owner kept its lease): R11 at once.
