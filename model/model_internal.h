@@ -222,7 +222,7 @@ void judge_cycle_closing_error(StepContext& step, const OpenCall& call);
 
 // --- R11 across processes (model_lease_cycles.cpp) ---
 // R11 for `call`'s wait_begin (the event), which closes `cycle`: reported now, or deferred while
-// attempts of other processes on the cycle may yet turn out to have lost their lease.
+// attempts waited on from another process on the cycle may yet turn out to have lost their lease.
 void judge_wait_closing_cycle(StepContext& step, const OpenCall& call, const WaitCycle& cycle);
 // The attempt `id` on `key` ended (the event): holding its lease (a tune_end), or not (a
 // lease_lost, an exit). Settles the deferred cycles through it.

@@ -30,8 +30,8 @@ namespace {
 // The attempts on `cycle` waited on from another process: a lease stands between each of them and
 // its waiter. Either end of such an edge may be the stale one: the owner paused past its lease, or
 // the waiter's own process (its attempts then stale, and the edges into them too).
-std::vector<AttemptOnKey> attempts_of_other_processes(const State& state, const ThreadName& closing,
-                                                      const WaitCycle& cycle) {
+std::vector<AttemptOnKey> attempts_waited_on_across_processes(const State& state, const ThreadName& closing,
+                                                              const WaitCycle& cycle) {
   std::vector<AttemptOnKey> others;
   if (state.header.live_owners) return others;
   const ThreadName* waiter = &closing;
@@ -55,13 +55,13 @@ void judge_wait_closing_cycle(StepContext& step, const OpenCall& call, const Wai
   std::string message = thread_text(thread_of(e)) + "'s call on " + call.key.show() + " (seq " +
                         std::to_string(call.begin_seq) + ") waited at seq " + std::to_string(e.seq) +
                         ", closing a cycle of waits: " + cycle.text;
-  std::vector<AttemptOnKey> others = attempts_of_other_processes(step.state, thread_of(e), cycle);
-  if (others.empty()) return report_in_choice(step, Rule::R11, {call.begin_seq, e.seq}, message);
+  std::vector<AttemptOnKey> across = attempts_waited_on_across_processes(step.state, thread_of(e), cycle);
+  if (across.empty()) return report_in_choice(step, Rule::R11, {call.begin_seq, e.seq}, message);
   step.state.deferred_cycles.push_back(
       DeferredCycle{.seqs = {call.begin_seq, e.seq},
                     .message = std::move(message),
                     .state_before = describe(step.state, key_of(e), thread_of(e), step.choice),
-                    .undecided = std::move(others)});
+                    .undecided = std::move(across)});
 }
 
 void settle_cycles_through(StepContext& step, const KeyId& key, std::int64_t id, LeaseAtEnd lease) {
@@ -76,8 +76,8 @@ void settle_cycles_through(StepContext& step, const KeyId& key, std::int64_t id,
     std::vector<std::int64_t> seqs = cycle.seqs;
     seqs.push_back(seq);
     report_cycle(step.found, cycle, std::move(seqs),
-                 "each attempt of another process on that cycle ended holding its lease, the last (" + seq_text(id) +
-                     " on " + key.show() + ") at " + seq_text(seq));
+                 "each attempt waited on from another process on that cycle ended holding its lease, the last (" +
+                     seq_text(id) + " on " + key.show() + ") at " + seq_text(seq));
     return true;
   });
 }
@@ -86,8 +86,8 @@ void judge_deferred_cycles_at_end(State& state, std::vector<Violation>& found) {
   for (const DeferredCycle& cycle : state.deferred_cycles) {
     const AttemptOnKey& open = cycle.undecided.front();
     report_cycle(found, cycle, cycle.seqs,
-                 "an attempt of another process on that cycle (" + seq_text(open.id) + " on " + open.key.show() +
-                     ") was still in flight, its lease never lost, at the end of the trace");
+                 "an attempt waited on from another process on that cycle (" + seq_text(open.id) + " on " +
+                     open.key.show() + ") was still in flight, its lease never lost, at the end of the trace");
   }
   state.deferred_cycles.clear();
 }
