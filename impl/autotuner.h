@@ -58,7 +58,8 @@
 // (impl/launch_choice.h): the PreparedLaunch the kernel made for it when the autotuner was built
 // (Kernel::prepare), or Kernel::launch when the kernel made none. A tuned key's entry publishes
 // its winner's choice, so the tuned path is: one hash, one bucket, one acquire load of the
-// entry, one read of the choice, one virtual call.
+// entry, one read of the choice, one virtual call. Through a key's handle (handle(key),
+// impl/autotuner_key_handle.h), the same without the hash and the bucket.
 #pragma once
 
 #include <cmath>
@@ -72,6 +73,7 @@
 #include <vector>
 
 #include "impl/autotuner_key_entry.h"
+#include "impl/autotuner_key_handle.h"
 #include "impl/autotuner_key_index.h"
 #include "impl/bench_lock.h"
 #include "impl/config.h"
@@ -142,6 +144,10 @@ class BasicAutotuner {
   // which on a GPU measurably cuts what a tuned launch adds to a bare one (docs/gpu.md); every
   // other path is a call out of line.
   [[gnu::always_inline]] inline const Config& call(const Invocation& inv);
+  // The key's handle (impl/autotuner_key_handle.h): calls through it skip the key's lookup, and
+  // otherwise do what call() does. Makes the key's entry, Cold, when the key is new; tunes nothing.
+  using KeyHandle = BasicKeyHandle<Sync>;
+  KeyHandle handle(std::string_view key) { return KeyHandle(*this, index_.find_or_insert(key)); }
   void invalidate(std::string_view key);
   // The published winner of `key`, if it is Tuned. Lock-free.
   std::optional<Config> tuned_config(std::string_view key) const;
@@ -161,6 +167,9 @@ class BasicAutotuner {
     std::string error{};                   // Fail, Reentrant, Cycle
   };
 
+  friend class BasicKeyHandle<Sync>;
+  // call() once the key's entry is found: the tuned path, shared by call() and a key's handle.
+  [[gnu::always_inline]] inline const Config& call_entry(Entry& entry, const Invocation& inv);
   // Out of line, like report(): a tuned call's code is then a few contiguous lines (see call()).
   [[gnu::noinline]] const Config& call_untuned(Entry& entry, const Invocation& inv);
   // may_look_up: with a store, a call that would wait for (or fall back beside) this process's
@@ -276,6 +285,7 @@ class BasicAutotuner {
 };
 
 using Autotuner = BasicAutotuner<StdSync>;
+using KeyHandle = BasicKeyHandle<StdSync>;
 
 // =============================================================================================
 // Implementation details follow.
@@ -347,7 +357,11 @@ BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options 
 // number of lines it touches (docs/gpu.md): everything else is kept out of line.
 template <class Sync>
 const Config& BasicAutotuner<Sync>::call(const Invocation& inv) {
-  Entry& entry = index_.find_or_insert(inv.key);
+  return call_entry(index_.find_or_insert(inv.key), inv);
+}
+
+template <class Sync>
+const Config& BasicAutotuner<Sync>::call_entry(Entry& entry, const Invocation& inv) {
   // acquire: pairs with the release in finish_attempt, which comes after tune_end is reported,
   // so this call's own reports are ordered after the winner's tune_end.
   const LaunchChoice* winner = entry.winner.load(std::memory_order_acquire);

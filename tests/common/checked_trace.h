@@ -5,6 +5,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "impl/autotuner.h"
 #include "impl/trace/trace_recorder.h"
@@ -21,19 +22,31 @@ inline model::Header header_for(const Kernel& kernel, const ConfigSpace& space) 
   return header;
 }
 
-// One harness call: call_begin, the autotuner's call, call_end with its outcome.
-// The config the call launched, or none when it raised.
-inline std::optional<Config> recorded_call(Autotuner& tuner, TraceRecorder& recorder, const std::string& kernel,
-                                           const std::string& key, Stream& stream) {
+// One harness call: call_begin, `call` (the autotuner's call, made some way), call_end with its
+// outcome. The config the call launched, or none when it raised.
+template <class Call>
+std::optional<Config> recorded(TraceRecorder& recorder, const std::string& kernel, std::string_view key, Stream& stream,
+                               const Call& call) {
   recorder.call_begin(kernel, key, stream.id());
   try {
-    const Config& launched = tuner.call({key, stream});
+    const Config& launched = call();
     recorder.call_end(kernel, key, CallOutcome::returned(launched.str()), stream.id());
     return launched;
   } catch (const std::exception& error) {
     recorder.call_end(kernel, key, CallOutcome::raised(error.what()), stream.id());
     return std::nullopt;
   }
+}
+
+inline std::optional<Config> recorded_call(Autotuner& tuner, TraceRecorder& recorder, const std::string& kernel,
+                                           const std::string& key, Stream& stream) {
+  return recorded(recorder, kernel, key, stream, [&]() -> const Config& { return tuner.call({key, stream}); });
+}
+
+// The same call through a key's handle.
+inline std::optional<Config> recorded_call(const KeyHandle& handle, TraceRecorder& recorder, const std::string& kernel,
+                                           Stream& stream) {
+  return recorded(recorder, kernel, handle.key(), stream, [&]() -> const Config& { return handle.call(stream); });
 }
 
 // The model's verdict: one "R<n>: message" line per violation.

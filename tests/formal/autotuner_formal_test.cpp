@@ -49,6 +49,10 @@ TEST(RelacyAutotuner, InvalidateRacingWithCalls) {
   expect_pass<InvalidateRace<>>("invalidate-race", 1, kBound3);
 }
 
+TEST(RelacyAutotuner, ColdStartThroughAHandleAndThroughCall) {
+  expect_pass<HandleColdStart<2>>("handle-cold-start-2", 1, kBound3);
+}
+
 TEST(RelacyAutotuner, FallbackWaitPolicy) {
   expect_pass<ColdStart<3, WaitPolicy::Fallback>>("fallback-wait-3", 1, kBound3);
 }

@@ -59,6 +59,17 @@ struct AutotunerSuite : rl::test_suite<Derived, Threads> {
     return result;
   }
 
+  // The same call through the key's handle (impl/autotuner_key_handle.h), made here.
+  std::optional<std::string> call_through_handle(std::string_view key) {
+    const int thread = static_cast<int>(rl::thread_index());
+    FakeStream stream(thread);
+    const typename BasicAutotuner<Sync>::KeyHandle handle = tuner.handle(key);
+    std::optional<std::string> result =
+        trace.recorded_call(kKernel, key, thread, [&]() -> const Config& { return handle.call(stream); });
+    results.add(rl::thread_index(), result);
+    return result;
+  }
+
   // The model passes the trace, and the calls returned what the scenario promises.
   void after() { assert_execution_passes(trace, static_cast<const Derived*>(this)->outcome_is_right(), results); }
 
@@ -195,6 +206,21 @@ struct InvalidateRace : AutotunerSuite<InvalidateRace<Sync>, 2, Sync> {
     }
   }
   // Nothing fails: every call launches the winner, however the invalidate falls.
+  bool outcome_is_right() const { return this->results.every_call_in({"BLOCK=128"}); }
+};
+
+// N threads call one cold key twice each: the even ones through a key's handle, made at each
+// call (handle(key) is the lookup that call() makes first), the odd ones with call(). A handle's
+// calls are call()'s past the lookup: one owner, and every call launches the winner.
+template <rl::thread_id_t N, class Sync = RelacySync>
+struct HandleColdStart : AutotunerSuite<HandleColdStart<N, Sync>, N, Sync> {
+  HandleColdStart() : AutotunerSuite<HandleColdStart, N, Sync>(Setup{}) {}
+  void thread(unsigned index) {
+    for (int i = 0; i < 2; ++i) {
+      if (index % 2 == 0) this->call_through_handle("a");
+      else this->call("a");
+    }
+  }
   bool outcome_is_right() const { return this->results.every_call_in({"BLOCK=128"}); }
 };
 
