@@ -5,8 +5,9 @@ Usage: bench_figures.py --launch BENCH.json --tuning TUNING.json --paired P1.jso
 
 --launch: BM_BareLaunch and BM_TunedLaunch at 1, 4 and 16 threads (medians of their repetitions).
 --tuning: BM_ColdKeys and BM_TuningQuality.
---paired: BM_LaunchPaired through:0, 1 and 3, one file per process.
---paired-once: BM_LaunchPaired through:2 and 4, from one process (shown, not judged).
+--paired: BM_LaunchPaired through:0 (the tuned call), 5 (the tuned call through the key's handle)
+  and 3 (the control, bare against bare), at 1, 4 and 16 threads, one file per process.
+--paired-once: BM_LaunchPaired through:1, 2 and 4 at 1 thread, from one process (shown, not judged).
 
 Why several processes for the 1-thread ratio: within one process the paired benchmark's
 repetitions agree to about 0.2%, but from one process to the next the ratio moves by 0.4-0.7%
@@ -44,11 +45,14 @@ def named(name, pattern):
     return name.startswith(pattern) if pattern.endswith("/") else name == pattern
 
 
-def median_of(records, path, pattern, key):
-    """The median of `key` over the repetitions (not the aggregates) of the named benchmark."""
-    runs = [r for r in records if r.get("run_type", "iteration") == "iteration" and named(r["name"], pattern)]
+def median_of(records, path, pattern, key, threads=None):
+    """The median of `key` over the repetitions (not the aggregates) of the named benchmark, of
+    those run at `threads` threads when it is given (Google Benchmark's "threads" field)."""
+    runs = [r for r in records if r.get("run_type", "iteration") == "iteration" and named(r["name"], pattern)
+            and (threads is None or r.get("threads", 1) == threads)]
     if not runs:
-        raise MissingBenchmark(f"{path}: no benchmark named {pattern}")
+        at = "" if threads is None else f" at {threads} threads"
+        raise MissingBenchmark(f"{path}: no benchmark named {pattern}{at}")
     for run in runs:
         if run.get("error_occurred"):
             raise MissingBenchmark(f"{path}: {run['name']} reported an error: {run.get('error_message', '?')}")
@@ -68,25 +72,29 @@ def launch_rates(path):
     return parts
 
 
-def process_median(path, records, through):
-    return median_of(records, path, f"BM_LaunchPaired/through:{through}/", "tuned_over_bare")
+def process_median(path, records, through, threads=1):
+    return median_of(records, path, f"BM_LaunchPaired/through:{through}/", "tuned_over_bare", threads)
 
 
-def over_processes(processes, through):
+def over_processes(processes, through, threads):
     """The median over processes (path, records) of each one's median ratio, with their range."""
-    medians = sorted(process_median(path, records, through) for path, records in processes)
+    medians = sorted(process_median(path, records, through, threads) for path, records in processes)
     return f"{statistics.median(medians):.4f} [{medians[0]:.4f}-{medians[-1]:.4f}]"
 
 
 def paired(paths, once):
     processes = [(path, load(path)) for path in paths]  # each file read once
-    line = (f"1 thr paired (alternating blocks; each process's median of its repetitions, then the"
-            f" median [range] over {len(paths)} processes): tuned cost / bare cost {over_processes(processes, 0)}"
-            f" (the winner's prepared launch alone, no lookup: {over_processes(processes, 1)};"
-            f" control, bare against bare: {over_processes(processes, 3)})")
+    parts = []
+    for threads in (1, 4, 16):
+        parts.append(f"{threads} thr paired: tuned cost / bare cost {over_processes(processes, 0, threads)},"
+                     f" through a key's handle {over_processes(processes, 5, threads)},"
+                     f" control (bare against bare) {over_processes(processes, 3, threads)}")
+    line = (f"paired launches (alternating blocks in each thread; each process's median of its"
+            f" repetitions, then the median [range] over {len(paths)} processes): " + "; ".join(parts))
     if once:
         records = load(once)
-        line += (f"; in one process: the kernel's launch(inv, config), reading the config:"
+        line += (f"; in one process, 1 thr: the winner's prepared launch alone, no lookup:"
+                 f" {process_median(once, records, 1):.4f}; the kernel's launch(inv, config), reading the config:"
                  f" {process_median(once, records, 2):.4f}; tuned, kernel that prepares nothing:"
                  f" {process_median(once, records, 4):.4f}")
     return line

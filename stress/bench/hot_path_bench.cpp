@@ -1,7 +1,7 @@
 // The hot path: what a call on an already-tuned key costs, and whether it scales with threads.
 //
 // BM_DirectLaunch calls the kernel's launch directly; BM_TunedLaunch makes the same launch
-// through a tuned Autotuner. The kernel is the sim kernel in no-op mode, so the difference is the
+// through a tuned Autotuner, and BM_HandleLaunch through the tuned key's handle (no lookup). The kernel is the sim kernel in no-op mode, so the difference is the
 // autotuner's own cost. Each benchmark thread uses its own stream; the key is tuned before any
 // timing loop starts. Benchmark thread i is pinned to the i-th CPU (cpu_pin.h says why).
 // overhead.py computes per-call overhead and relative scaling from
@@ -63,8 +63,22 @@ void BM_TunedLaunch(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+void BM_HandleLaunch(benchmark::State& state) {
+  const ScopedCpuPin pin(state.thread_index());
+  HotPath& shared = hot_path();
+  auto stream = shared.device.new_stream();
+  const KeyHandle handle = shared.tuner.handle(kKey);
+  handle.call(*stream);  // tunes the key (or waits for the thread that does) before timing
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(&handle.call(*stream));
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 BENCHMARK(BM_DirectLaunch)->Threads(1)->Threads(2)->Threads(16)->UseRealTime();
 BENCHMARK(BM_TunedLaunch)->Threads(1)->Threads(2)->Threads(16)->UseRealTime();
+BENCHMARK(BM_HandleLaunch)->Threads(1)->Threads(2)->Threads(16)->UseRealTime();
 
 }  // namespace
 }  // namespace safetune::bench

@@ -6,6 +6,7 @@ Usage:
   python3 stress/bench/overhead.py bench.json [--json]
 
 overhead_ns = time per call of BM_TunedLaunch minus BM_DirectLaunch, at 1 thread.
+handle_overhead_ns = the same of BM_HandleLaunch (the call through the key's handle, no lookup).
 scaling     = (rate@2 / rate@1 of Tuned) / (rate@2 / rate@1 of Direct), where rate is the total
               calls per second over all threads (items_per_second). 1.0 means the tuned path
               scales with threads exactly as well as a direct launch does.
@@ -24,9 +25,9 @@ import re
 import statistics
 import sys
 
-NAME = re.compile(r"^BM_(Tuned|Direct)Launch/.*threads:(\d+)")
+NAME = re.compile(r"^BM_(Tuned|Direct|Handle)Launch/.*threads:(\d+)")
 TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-NEEDED = [(kind, threads) for kind in ("Tuned", "Direct") for threads in (1, 2)]
+NEEDED = [(kind, threads) for kind in ("Tuned", "Direct") for threads in (1, 2)] + [("Handle", 1)]
 
 
 def load_repetitions(path):
@@ -63,18 +64,21 @@ def scaling_in(runs, repetition):
 
 
 def summarize(runs):
-    # Repetitions present in all four runs (a run cut short leaves fewer).
+    # Repetitions present in all five runs (a run cut short leaves fewer).
     repetitions = sorted(set.intersection(*(set(runs[key]) for key in NEEDED)))
     if not repetitions:
-        raise LookupError("the four runs share no repetition index")
+        raise LookupError("the five runs share no repetition index")
     tuned_ns = statistics.median(time_per_call_ns(runs[("Tuned", 1)][r]) for r in repetitions)
     direct_ns = statistics.median(time_per_call_ns(runs[("Direct", 1)][r]) for r in repetitions)
+    handle_ns = statistics.median(time_per_call_ns(runs[("Handle", 1)][r]) for r in repetitions)
     scalings = [scaling_in(runs, r) for r in repetitions]
     return {
         "repetitions": len(repetitions),
         "tuned_ns_per_call": tuned_ns,
         "direct_ns_per_call": direct_ns,
         "overhead_ns": tuned_ns - direct_ns,
+        "handle_ns_per_call": handle_ns,
+        "handle_overhead_ns": handle_ns - direct_ns,
         "scaling": statistics.median(scalings),
         "scaling_min": min(scalings),
         "scaling_max": max(scalings),

@@ -33,14 +33,21 @@ def tuning_records():
     ] + [record(f"BM_TuningQuality/size:{size}/iterations:1", ratio=1.0 + size / 1e5) for size in (256, 1024, 2048)]
 
 
-def paired_records(ratios_by_through):
+def paired_records(ratios_by_through, thread_counts=(1, 4, 16)):
+    """Each thread count's ratios are the 1-thread ones plus 0.1 per extra thread count, so a figure
+    read at the wrong thread count shows."""
     records = []
     for through, ratios in ratios_by_through.items():
-        name = f"BM_LaunchPaired/through:{through}/min_time:2.000/real_time"
-        records += [record(name, tuned_over_bare=ratio) for ratio in ratios]
-        # An aggregate far off, which must not count.
-        records.append({"name": name + "_mean", "run_type": "aggregate", "aggregate_name": "mean", "tuned_over_bare": 9.0})
+        for index, threads in enumerate(thread_counts):
+            name = f"BM_LaunchPaired/through:{through}/min_time:2.000/real_time/threads:{threads}"
+            records += [record(name, threads=threads, tuned_over_bare=ratio + index / 10) for ratio in ratios]
+            # An aggregate far off, which must not count.
+            records.append({"name": name + "_mean", "run_type": "aggregate", "aggregate_name": "mean",
+                            "threads": threads, "tuned_over_bare": 9.0})
     return records
+
+
+STEADY = {0: [1.0], 3: [1.0], 5: [1.0]}
 
 
 class BenchFigures(unittest.TestCase):
@@ -67,17 +74,33 @@ class BenchFigures(unittest.TestCase):
 
     def test_the_ratio_is_the_median_over_processes_of_each_process_median(self):
         processes = [
-            {0: [1.010, 1.020, 1.030], 1: [1.0, 1.0, 1.0], 3: [1.0, 1.0, 1.0]},  # median 1.020
-            {0: [1.001, 1.002, 1.003], 1: [1.0, 1.0, 1.0], 3: [1.0, 1.0, 1.0]},  # median 1.002
-            {0: [1.005, 1.006, 1.100], 1: [1.0, 1.0, 1.0], 3: [1.0, 1.0, 1.0]},  # median 1.006
+            {0: [1.010, 1.020, 1.030], 5: [1.001, 1.001, 1.001], 3: [1.0, 1.0, 1.0]},  # median 1.020
+            {0: [1.001, 1.002, 1.003], 5: [1.003, 1.003, 1.003], 3: [1.0, 1.0, 1.0]},  # median 1.002
+            {0: [1.005, 1.006, 1.100], 5: [1.002, 1.002, 1.002], 3: [1.0, 1.0, 1.0]},  # median 1.006
         ]
         files = [self.write(f"p{i}.json", paired_records(p)) for i, p in enumerate(processes)]
         status, out, err = self.run_script(*self.standard_args(files))
         self.assertEqual(status, 0, err)
-        self.assertIn("over 3 processes): tuned cost / bare cost 1.0060 [1.0020-1.0200]", out)
+        self.assertIn("over 3 processes): 1 thr paired: tuned cost / bare cost 1.0060 [1.0020-1.0200],"
+                      " through a key's handle 1.0020 [1.0010-1.0030], control (bare against bare)"
+                      " 1.0000 [1.0000-1.0000]", out)
+
+    def test_each_thread_count_of_the_paired_benchmark_is_its_own_figure(self):
+        files = [self.write("p.json", paired_records({0: [1.01], 3: [1.0], 5: [1.004]}))]
+        status, out, err = self.run_script(*self.standard_args(files))
+        self.assertEqual(status, 0, err)
+        self.assertIn("4 thr paired: tuned cost / bare cost 1.1100 [1.1100-1.1100], through a key's handle"
+                      " 1.1040 [1.1040-1.1040], control (bare against bare) 1.1000 [1.1000-1.1000]", out)
+        self.assertIn("16 thr paired: tuned cost / bare cost 1.2100 [1.2100-1.2100]", out)
+
+    def test_a_thread_count_missing_from_the_paired_benchmark_is_named(self):
+        files = [self.write("p.json", paired_records(STEADY, thread_counts=(1, 4)))]
+        status, out, err = self.run_script(*self.standard_args(files))
+        self.assertEqual(status, 1)
+        self.assertIn("p.json: no benchmark named BM_LaunchPaired/through:0/ at 16 threads", err)
 
     def test_each_thread_count_reads_its_own_benchmark(self):
-        files = [self.write("p.json", paired_records({0: [1.0], 1: [1.0], 3: [1.0]}))]
+        files = [self.write("p.json", paired_records(STEADY))]
         status, out, err = self.run_script(*self.standard_args(files))
         self.assertEqual(status, 0, err)
         self.assertIn("1 thr: bare 200k/s tuned 100k/s (tuned cost / bare cost 2.000)", out)
@@ -86,23 +109,24 @@ class BenchFigures(unittest.TestCase):
         self.assertIn("quality 2048: ratio 1.020", out)
 
     def test_the_one_process_figures_are_added_when_given(self):
-        files = [self.write("p.json", paired_records({0: [1.0], 1: [1.0], 3: [1.0]}))]
-        once = self.write("once.json", paired_records({2: [1.008], 4: [1.015]}))
+        files = [self.write("p.json", paired_records(STEADY))]
+        once = self.write("once.json", paired_records({1: [1.003], 2: [1.008], 4: [1.015]}, thread_counts=(1,)))
         status, out, err = self.run_script(*self.standard_args(files), "--paired-once", once)
         self.assertEqual(status, 0, err)
-        self.assertIn("reading the config: 1.0080; tuned, kernel that prepares nothing: 1.0150", out)
+        self.assertIn("no lookup: 1.0030; the kernel's launch(inv, config), reading the config: 1.0080;"
+                      " tuned, kernel that prepares nothing: 1.0150", out)
 
     def test_a_missing_benchmark_names_the_file_and_the_benchmark(self):
         files = [self.write("p.json", paired_records({0: [1.0], 3: [1.0]}))]
         status, out, err = self.run_script(*self.standard_args(files))
         self.assertEqual(status, 1)
         self.assertEqual(out, "")
-        self.assertIn("p.json: no benchmark named BM_LaunchPaired/through:1/", err)
+        self.assertIn("p.json: no benchmark named BM_LaunchPaired/through:5/ at 1 threads", err)
 
     def test_a_skipped_benchmark_is_an_error_not_a_figure(self):
-        skipped = record("BM_LaunchPaired/through:0/min_time:2.000/real_time", error_occurred=True,
-                         error_message="no usable CUDA device: no driver")
-        files = [self.write("p.json", [skipped] + paired_records({1: [1.0], 3: [1.0]}))]
+        skipped = record("BM_LaunchPaired/through:0/min_time:2.000/real_time/threads:1", threads=1,
+                         error_occurred=True, error_message="no usable CUDA device: no driver")
+        files = [self.write("p.json", [skipped] + paired_records({3: [1.0], 5: [1.0]}))]
         status, _, err = self.run_script(*self.standard_args(files))
         self.assertEqual(status, 1)
         self.assertIn("reported an error: no usable CUDA device: no driver", err)
