@@ -69,17 +69,25 @@ TEST(AutotunerKeyHandle, HandlesAndCallsOfOneKeyShareItsEntry) {
   EXPECT_EQ(kernel.benches_of("other"), 2u);
 }
 
+// Made before the key was tuned, or after: either way a handle reads the key's winner at each
+// call, never one it saw when it was made.
 TEST(AutotunerKeyHandle, AHandleKeptAcrossAnInvalidateTunesTheKeyAgainOnce) {
-  FakeKernel kernel({{"BLOCK=64", 2}, {"BLOCK=128", 1}});
-  Autotuner tuner(kernel, two_blocks(), TunerOptions{});
-  const KeyHandle handle = tuner.handle("k");
-  FakeStream stream(0);
-  EXPECT_EQ(handle.call(stream).str(), "BLOCK=128");
-  tuner.invalidate("k");
-  EXPECT_FALSE(tuner.tuned_config("k").has_value());
-  EXPECT_EQ(handle.call(stream).str(), "BLOCK=128");
-  EXPECT_EQ(handle.call(stream).str(), "BLOCK=128");
-  EXPECT_EQ(kernel.benches_of("k"), 4u);  // two attempts
+  for (const bool made_when_tuned : {false, true}) {
+    FakeKernel kernel({{"BLOCK=64", 2}, {"BLOCK=128", 1}});
+    Autotuner tuner(kernel, two_blocks(), TunerOptions{});
+    FakeStream stream(0);
+    if (made_when_tuned) {
+      EXPECT_EQ(tuner.call({"k", stream}).str(), "BLOCK=128");
+    }
+    const KeyHandle handle = tuner.handle("k");
+    EXPECT_EQ(handle.call(stream).str(), "BLOCK=128");
+    tuner.invalidate("k");
+    EXPECT_FALSE(tuner.tuned_config("k").has_value());
+    kernel.fail_bench("BLOCK=128");  // the next attempt's winner is BLOCK=64
+    EXPECT_EQ(handle.call(stream).str(), "BLOCK=64") << "made when tuned: " << made_when_tuned;
+    EXPECT_EQ(handle.call(stream).str(), "BLOCK=64");
+    EXPECT_EQ(kernel.benches_of("k"), 4u) << "two attempts; made when tuned: " << made_when_tuned;
+  }
 }
 
 TEST(AutotunerKeyHandle, AReentrantCallThroughItGetsTheReentryPolicysAnswer) {
