@@ -50,22 +50,22 @@ struct AutotunerSuite : rl::test_suite<Derived, Threads> {
   // One call of the autotuned kernel on `key` from the calling Relacy thread, recorded.
   // Returns the launched config, or nothing when the call raised.
   std::optional<std::string> call(std::string_view key) {
-    const int thread = static_cast<int>(rl::thread_index());
-    FakeStream stream(thread);
-    std::optional<std::string> result = trace.recorded_call(kKernel, key, thread, [&]() -> const Config& {
-      return tuner.call(Invocation{key, stream, nullptr});
-    });
-    results.add(rl::thread_index(), result);
-    return result;
+    return recorded(key, [&](Stream& stream) -> const Config& { return tuner.call(Invocation{key, stream, nullptr}); });
   }
 
-  // The same call through the key's handle (impl/autotuner_key_handle.h), made here.
+  // The same call through the key's handle (impl/autotuner_key_handle.h), made inside the call,
+  // where call() makes its lookup.
   std::optional<std::string> call_through_handle(std::string_view key) {
+    return recorded(key, [&](Stream& stream) -> const Config& { return tuner.handle(key).call(stream); });
+  }
+
+  // `make_call(stream)` on the calling thread's stream, recorded as that thread's call of `key`.
+  template <class MakeCall>
+  std::optional<std::string> recorded(std::string_view key, const MakeCall& make_call) {
     const int thread = static_cast<int>(rl::thread_index());
     FakeStream stream(thread);
-    const typename BasicAutotuner<Sync>::KeyHandle handle = tuner.handle(key);
     std::optional<std::string> result =
-        trace.recorded_call(kKernel, key, thread, [&]() -> const Config& { return handle.call(stream); });
+        trace.recorded_call(kKernel, key, thread, [&]() -> const Config& { return make_call(stream); });
     results.add(rl::thread_index(), result);
     return result;
   }
@@ -209,7 +209,7 @@ struct InvalidateRace : AutotunerSuite<InvalidateRace<Sync>, 2, Sync> {
   bool outcome_is_right() const { return this->results.every_call_in({"BLOCK=128"}); }
 };
 
-// N threads call one cold key twice each: the even ones through a key's handle, made at each
+// N threads call one cold key twice each: the even ones through a key's handle, made inside each
 // call (handle(key) is the lookup that call() makes first), the odd ones with call(). A handle's
 // calls are call()'s past the lookup: one owner, and every call launches the winner.
 template <rl::thread_id_t N, class Sync = RelacySync>
