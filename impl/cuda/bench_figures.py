@@ -1,13 +1,17 @@
 """Issue 5's figures from safetune-cuda-bench's JSON outputs, as one line for ci/gpu's summary.
 
 Usage: bench_figures.py --launch BENCH.json --tuning TUNING.json --paired P1.json [P2.json ...]
-                        [--paired-once EXTRA.json]
+                        [--paired-once EXTRA.json] [--profile PROFILE.json]
 
---launch: BM_BareLaunch and BM_TunedLaunch at 1, 4 and 16 threads (medians of their repetitions).
+--launch: BM_BareLaunch and BM_TunedLaunch at 1, 4 and 16 threads (medians of their repetitions):
+  launch rates only. Their ratio would compare two runs seconds apart, which differ by more than
+  the goal; the paired benchmark gives the ratios.
 --tuning: BM_ColdKeys and BM_TuningQuality.
 --paired: BM_LaunchPaired through:0 (the tuned call), 5 (the tuned call through the key's handle)
   and 3 (the control, bare against bare), at 1, 4 and 16 threads, one file per process.
 --paired-once: BM_LaunchPaired through:1, 2 and 4 at 1 thread, from one process (shown, not judged).
+--profile: BM_LaunchProfile through:0, 5 and 1: each path's spans before, in and after the
+  driver's enqueue against the bare launch's, in TSC ticks per launch (shown, not judged).
 
 Why several processes for the 1-thread ratio: within one process the paired benchmark's
 repetitions agree to about 0.2%, but from one process to the next the ratio moves by 0.4-0.7%
@@ -67,9 +71,8 @@ def launch_rates(path):
     for threads in (1, 4, 16):
         bare = median_of(records, path, f"BM_BareLaunch/real_time/threads:{threads}", "items_per_second")
         tuned = median_of(records, path, f"BM_TunedLaunch/real_time/threads:{threads}", "items_per_second")
-        parts.append(f"{threads} thr: bare {bare / 1e3:.0f}k/s tuned {tuned / 1e3:.0f}k/s"
-                     f" (tuned cost / bare cost {bare / tuned:.3f})")
-    return parts
+        parts.append(f"{threads} thr: bare {bare / 1e3:.0f}k/s tuned {tuned / 1e3:.0f}k/s")
+    return ["unpaired launch rates (for the ratios, see the paired launches), " + ", ".join(parts)]
 
 
 def process_median(path, records, through, threads=1):
@@ -100,6 +103,21 @@ def paired(paths, once):
     return line
 
 
+def launch_profile(path):
+    """Each profiled path's spans against the bare launch's, the medians of the repetitions."""
+    records = load(path)
+    parts = []
+    for through, label in ((0, "tuned call"), (5, "through a key's handle"), (1, "prepared launch alone")):
+        pattern = f"BM_LaunchProfile/through:{through}/"
+        spans = []
+        for span in ("before", "driver", "after"):
+            bare = median_of(records, path, pattern, f"bare_{span}")
+            tuned = median_of(records, path, pattern, f"tuned_{span}")
+            spans.append(f"{span} {bare:.0f} -> {tuned:.0f} ({tuned - bare:+.0f})")
+        parts.append(f"{label}: " + ", ".join(spans))
+    return "profile (TSC ticks per launch, bare -> the path): " + "; ".join(parts)
+
+
 def tuning(path):
     records = load(path)
     seq = median_of(records, path, "BM_ColdKeys/parallel:0/", "real_time")
@@ -117,9 +135,13 @@ def main(argv):
     parser.add_argument("--tuning", required=True)
     parser.add_argument("--paired", required=True, nargs="+")
     parser.add_argument("--paired-once")
+    parser.add_argument("--profile")
     args = parser.parse_args(argv)
     try:
-        parts = launch_rates(args.launch) + [paired(args.paired, args.paired_once)] + tuning(args.tuning)
+        parts = launch_rates(args.launch) + [paired(args.paired, args.paired_once)]
+        if args.profile:
+            parts.append(launch_profile(args.profile))
+        parts += tuning(args.tuning)
     except MissingBenchmark as error:
         print(f"bench_figures.py: {error}", file=sys.stderr)
         return 1

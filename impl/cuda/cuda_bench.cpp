@@ -27,40 +27,13 @@
 #include <thread>
 #include <vector>
 
-#include "cuda_check.h"
+#include "bench_empty_kernel.h"
+#include "bench_skip.h"
 #include "cuda_device.h"
-#include "cuda_probe.h"
-#include "device_kernels.h"
 #include "matmul_kernel.h"
 
 namespace safetune::cuda {
 namespace {
-
-// The empty kernel's enqueue, with its return code checked and no message built unless it
-// failed. Both sides of every comparison below make it, so they differ only in what the
-// autotuner adds.
-inline void enqueue_empty_checked(int block, cudaStream_t stream) {
-  const cudaError_t code = enqueue_empty(block, stream);
-  if (code != cudaSuccess) [[unlikely]] check_cuda(code, "empty");
-}
-
-// The bare launch: the enqueue, then the launch's error, as CudaKernelOf's launches read it.
-inline void bare_launch(int block, cudaStream_t stream) {
-  enqueue_empty_checked(block, stream);
-  const cudaError_t error = cudaGetLastError();
-  if (error != cudaSuccess) [[unlikely]] throw LaunchError("launch of empty failed: " + cuda_error_text(error));
-}
-
-// An empty kernel with one parameter, BLOCK: the launch cost alone.
-class EmptyKernel : public CudaKernelOf<EmptyKernel, int> {
- public:
-  explicit EmptyKernel(CudaDevice& device) : CudaKernelOf(device, "empty", BenchTiming{1, 3}) {}
-
- private:
-  friend CudaKernelOf;
-  int params(const Config& config) const { return config_param(name(), config, "BLOCK"); }
-  void enqueue(cudaStream_t stream, int block, void*) { enqueue_empty_checked(block, stream); }
-};
 
 // The empty kernel, preparing nothing: its autotuner launches through Kernel::launch on every
 // call (through:4), which shows what prepared launches save.
@@ -69,13 +42,6 @@ class UnpreparedEmptyKernel final : public EmptyKernel {
   using EmptyKernel::EmptyKernel;
   std::unique_ptr<PreparedLaunch> prepare(const Config&) override { return nullptr; }
 };
-
-bool skip_without_cuda(benchmark::State& state) {
-  const CudaProbe probe = probe_cuda();
-  if (probe.devices > 0) return false;
-  state.SkipWithError(("no usable CUDA device: " + probe.reason).c_str());
-  return true;
-}
 
 // Built once, shared by every benchmark thread (function-local static: thread-safe init).
 struct LaunchFixture {

@@ -103,7 +103,9 @@ class BenchFigures(unittest.TestCase):
         files = [self.write("p.json", paired_records(STEADY))]
         status, out, err = self.run_script(*self.standard_args(files))
         self.assertEqual(status, 0, err)
-        self.assertIn("1 thr: bare 200k/s tuned 100k/s (tuned cost / bare cost 2.000)", out)
+        self.assertIn("unpaired launch rates (for the ratios, see the paired launches), 1 thr: bare 200k/s"
+                      " tuned 100k/s, 4 thr", out)
+        self.assertNotIn("(tuned cost / bare cost 2.000)", out)
         self.assertIn("16 thr: bare 2000k/s tuned 1000k/s", out)
         self.assertIn("8 cold keys: sequential 70.0 ms, 8 threads 20.0 ms", out)
         self.assertIn("quality 2048: ratio 1.020", out)
@@ -115,6 +117,31 @@ class BenchFigures(unittest.TestCase):
         self.assertEqual(status, 0, err)
         self.assertIn("no lookup: 1.0030; the kernel's launch(inv, config), reading the config: 1.0080;"
                       " tuned, kernel that prepares nothing: 1.0150", out)
+
+    def test_the_profile_shows_each_span_of_each_path_against_the_bare_launch(self):
+        files = [self.write("p.json", paired_records(STEADY))]
+        records = []
+        for through in (0, 1, 5):
+            name = f"BM_LaunchProfile/through:{through}/min_time:1.000/real_time"
+            for extra in (0, 10, 20):  # medians: 10 more than the lowest
+                records.append(record(name, bare_before=30 + extra, bare_driver=9000 + extra, bare_after=40 + extra,
+                                      tuned_before=100 + through + extra, tuned_driver=9050 + extra,
+                                      tuned_after=45 + extra))
+        profile = self.write("profile.json", records)
+        status, out, err = self.run_script(*self.standard_args(files), "--profile", profile)
+        self.assertEqual(status, 0, err)
+        self.assertIn("profile (TSC ticks per launch, bare -> the path): tuned call: before 40 -> 110 (+70),"
+                      " driver 9010 -> 9060 (+50), after 50 -> 55 (+5); through a key's handle: before 40 -> 115"
+                      " (+75), driver 9010 -> 9060 (+50), after 50 -> 55 (+5); prepared launch alone: before"
+                      " 40 -> 111 (+71)", out)
+
+    def test_a_profile_missing_a_span_is_named(self):
+        files = [self.write("p.json", paired_records(STEADY))]
+        profile = self.write("profile.json", [record("BM_LaunchProfile/through:0/min_time:1.000/real_time",
+                                                     bare_before=1.0)])
+        status, _, err = self.run_script(*self.standard_args(files), "--profile", profile)
+        self.assertEqual(status, 1)
+        self.assertIn("profile.json: BM_LaunchProfile/through:0/min_time:1.000/real_time has no tuned_before", err)
 
     def test_a_missing_benchmark_names_the_file_and_the_benchmark(self):
         files = [self.write("p.json", paired_records({0: [1.0], 3: [1.0]}))]
