@@ -84,7 +84,7 @@ CallView& view_of(StepContext& step, const OpenCall& call) { return step.choice-
 void invalidate_effect(StepContext& step, const std::optional<Name>& process) {
   Choice& choice = *step.choice;
   drop_held_winner(choice, process, step.event.seq);
-  choice.succeeded_since_invalidate = false;
+  choice.forget_successes();
   choice.loaded.reset();
   choice.history.last_invalidate_seq = step.event.seq;
   if (choice.in_flight.empty() || (choice.winner && attempts_in_doubt(choice))) {

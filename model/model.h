@@ -269,10 +269,12 @@ struct Choice {
   // touches no store, so the process goes on launching its winner, a valid answer for its calls
   // (docs/rules.md, "Across processes"). Within one process it is the published winner.
   std::map<Name, std::string> held{};
-  // The process of the event that made succeeded_since_invalidate true (an attempt's owner, or a
-  // loader); none within one process. R3: an attempt of another process that begins after that
-  // success may have claimed its lease before it (model_lease.cpp).
-  std::optional<Name> succeeded_in{};
+  // Across processes, since succeeded_since_invalidate became true: the processes whose own attempt
+  // succeeded, and each process's first load with a winner (its seq). R3: an attempt that begins
+  // after a success its process did not know in memory may have claimed its lease before that
+  // success (model_lease.cpp, may_have_claimed_before_the_success).
+  std::set<Name> tuned_in{};
+  std::map<Name, std::int64_t> loaded_in{};
   // Not part of the state proper (same_state() leaves them out): what this choice broke so far,
   // how many duplicate tunings it counted, and what R3's message adds (an invalidate that fell
   // while an attempt was in flight, and so did not withdraw that attempt's later winner).
@@ -283,6 +285,13 @@ struct Choice {
 
   // The same state, whatever violations led to it (choices are merged on it).
   bool same_state(const Choice& other) const;
+  // An invalidate, or the store's loss of the entry: a new attempt repeats none of the key's
+  // successes so far (R3).
+  void forget_successes() {
+    succeeded_since_invalidate = false;
+    tuned_in.clear();
+    loaded_in.clear();
+  }
   bool operator==(const Choice&) const = default;
 };
 

@@ -180,7 +180,7 @@ void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id) {
   const bool repeats = choice.succeeded_since_invalidate;
   auto when = [&] { return id != 0 ? "at " + seq_text(e.seq) : "before " + seq_text(e.seq); };
   const bool overlap_deferred = overlaps && may_yet_lose_its_lease(step.state, choice.in_flight.back(), call.thread);
-  const bool repeat_deferred = repeats && may_have_claimed_before_the_success(step.state, choice, call.thread);
+  const bool repeat_deferred = repeats && may_have_claimed_before_the_success(step.state, choice, call);
   const std::string state_before =
       overlap_deferred || repeat_deferred ? describe(step.state, call.key, call.thread, &choice) : "";
   if (overlaps) {
@@ -239,7 +239,7 @@ void end_attempt(StepContext& step, const OpenCall& call, const std::optional<st
   publish_winner(choice, *winner, step.event.seq, published_seq);
   hold_winner(choice, attempt.owner.process, *winner, step.event.seq, HeldBy::Attempt);
   choice.succeeded_since_invalidate = true;
-  choice.succeeded_in = attempt.owner.process;
+  if (attempt.owner.process) choice.tuned_in.insert(*attempt.owner.process);
   choice.last_success_seq = published_seq;
   choice.r3_note.clear();
 }

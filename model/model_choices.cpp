@@ -323,7 +323,7 @@ bool Choice::same_state(const Choice& other) const {
          views == other.views && chosen_ends == other.chosen_ends && pending_invalidates == other.pending_invalidates &&
          pending == other.pending && loaded == other.loaded && entry_rejected == other.entry_rejected &&
          entry_withdrawn == other.entry_withdrawn && abandoned_since_rejection == other.abandoned_since_rejection &&
-         held == other.held && succeeded_in == other.succeeded_in;
+         held == other.held && tuned_in == other.tuned_in && loaded_in == other.loaded_in;
 }
 
 }  // namespace safetune::model

@@ -141,10 +141,11 @@ void on_lease_lost(StepContext& step);
 void on_tune_end_after_lease_lost(StepContext& step, OpenCall& call);
 // White-box: an attempt that `owner`, a thread of a process, begins may hold a lease, and lose it.
 bool may_hold_a_lease(const State& state, const ThreadName& owner);
-// White-box: an attempt of `newcomer`'s process that begins after the key's success in another
-// process may have claimed its lease before that success: its R3 is judged when it ends
-// (Attempt::late_repeat). Within one process the success is known in memory: R3 at once.
-bool may_have_claimed_before_the_success(const State& state, const Choice& choice, const ThreadName& newcomer);
+// White-box: an attempt that `newcomer` (a call of a thread of a process) begins after a success of
+// its key that its process did not know in memory may have claimed its lease before that success:
+// its R3 is judged when it ends (Attempt::late_repeat). Known in memory: its process's own
+// attempt's success, and its process's loads before the call began (model_lease.cpp).
+bool may_have_claimed_before_the_success(const State& state, const Choice& choice, const OpenCall& newcomer);
 // White-box: an attempt of `newcomer`'s process beginning over `in_flight`, of another process,
 // is R2 only if both end otherwise than by losing their lease (Attempt::overlapped_by).
 bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const ThreadName& newcomer);

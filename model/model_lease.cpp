@@ -20,9 +20,14 @@
 // starved) never learned so. Within one process there is no lease, and R2 is judged at once
 // (begin_attempt).
 //
-// A tune_begin after the success of another process is a late repeat: R3 only once its attempt
-// ends otherwise than by losing its lease. An attempt that really repeats a success still ends so,
-// and is reported then. A success in its own process is known in memory: R3 at once.
+// A tune_begin after a success its process did not know in memory is a late repeat: R3 only once
+// its attempt ends otherwise than by losing its lease. An attempt that really repeats a success
+// still ends so, and is reported then. What a process knows in memory: its own attempt's success,
+// and a load of its own that came before the call of the new attempt began (a call that begins
+// after it finds the winner published in the process, or the owner's attempt in flight): R3 at
+// once. A load of its own that came after that call began does not count: the call may be the
+// process's owner, paused between its claim and its tune_begin, and the load a call beside it
+// that read the takeover's winner from the store while the owner's attempt was still its own.
 //
 // A header that says `"live_owners": true` (the harness paused no owner: every owner stayed live,
 // renewing its lease) takes that excuse away: a lease_lost is then judged as a tune_end would be.
@@ -81,8 +86,12 @@ bool may_hold_a_lease(const State& state, const ThreadName& owner) {
   return state.header.white_box && owner.process.has_value();
 }
 
-bool may_have_claimed_before_the_success(const State& state, const Choice& choice, const ThreadName& newcomer) {
-  return may_hold_a_lease(state, newcomer) && choice.succeeded_in != newcomer.process;
+bool may_have_claimed_before_the_success(const State& state, const Choice& choice, const OpenCall& newcomer) {
+  if (!may_hold_a_lease(state, newcomer.thread)) return false;
+  const Name& process = *newcomer.thread.process;
+  if (choice.tuned_in.contains(process)) return false;
+  const auto load = choice.loaded_in.find(process);
+  return load == choice.loaded_in.end() || load->second > newcomer.begin_seq;
 }
 
 bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const ThreadName& newcomer) {

@@ -72,7 +72,7 @@ void load_in_choice(StepContext& step, const OpenCall& call, const std::string& 
   if (!choice.loaded) choice.loaded_seq = e.seq;
   choice.loaded = config;
   choice.succeeded_since_invalidate = true;  // R3: a success of the key, published or not before
-  choice.succeeded_in = e.process;
+  if (e.process) choice.loaded_in.emplace(*e.process, e.seq);  // the first load of each process
   choice.entry_rejected = false;             // the store holds a valid entry again
   choice.entry_withdrawn = false;
   choice.abandoned_since_rejection = false;
@@ -90,7 +90,7 @@ void entry_rejected_in_choice(StepContext& step) {
   choice.entry_rejected = true;
   choice.entry_lost_seq = step.event.seq;
   choice.abandoned_since_rejection = false;
-  choice.succeeded_since_invalidate = false;
+  choice.forget_successes();
   choice.loaded.reset();
   choice.history.last_invalidate_seq = step.event.seq;
 }
