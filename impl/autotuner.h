@@ -250,7 +250,9 @@ class BasicAutotuner {
   void abort_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt,
                      std::size_t first_unreported, const char* what) noexcept SAFETUNE_EXCLUDES(entry.mutex);
 
-  const Config& launch(const Invocation& inv, const LaunchChoice& what);
+  // Always inlined, as call_entry is: returning through one more frame after the driver's enqueue
+  // cost a tuned launch 40-70 TSC ticks, as much as its whole lookup (docs/gpu.md, the profile).
+  [[gnu::always_inline]] inline const Config& launch(const Invocation& inv, const LaunchChoice& what);
   // Apart from report(), so that launch() stays small: stream.id() is a virtual call, and the
   // hot path pays neither it nor the event's construction unless an observer is set.
   [[gnu::noinline]] void report_launch(const Invocation& inv, const Config& config) const;
