@@ -229,19 +229,26 @@ class BasicAutotuner {
                                   std::string& failures);
   double measure(const Invocation& inv, const Config& config);
   // Publishes the winner, or fails the attempt with `error` (moved in: no allocation). False when
-  // the store fenced the publication off: the attempt lost its lease (lose_lease).
+  // the attempt lost its lease (lose_lease): the store fenced the publication off, or said that a
+  // failed attempt's claim was no longer held.
   bool finish_attempt(Entry& entry, const Invocation& inv, const AttemptPtr& attempt, int winner,
                       std::string error, const Publication* publication = nullptr) SAFETUNE_EXCLUDES(entry.mutex);
   // False when the store fenced the publication off (LeaseLost); a failing store is warned of.
   bool publish_to_store(const Publication& publication, int winner) const noexcept;
   // Under the key lock: the attempt ends as lease_lost, with no result, and the key is Cold.
   void lose_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) SAFETUNE_REQUIRES(entry.mutex);
+  // lose_lease's end of the attempt, once its lease_lost is reported.
+  void end_lost_attempt(Entry& entry, const AttemptPtr& attempt) SAFETUNE_REQUIRES(entry.mutex);
   // Before each bench: whether the store already knows that the attempt's claim is lost; then
   // the attempt ends as lease_lost (give_up_lost_lease), with no more benches.
   bool claim_lost(const Publication* publication) const;
   // After every bench failed: whether the store says the claim is no longer held (a round trip);
   // then the attempt ends as lease_lost too, not as a failure.
-  bool failed_without_its_claim(const Publication* publication) const;
+  bool failed_without_its_claim(const Publication* publication) const noexcept;
+  // The end of an attempt whose every bench failed, reported as the store then says its claim
+  // stands: its tune_end with `error` (true), or lease_lost (false).
+  bool report_failure_unless_lease_lost(std::string_view key, int stream, const std::string& error,
+                                        const Publication* publication) const noexcept;
   int give_up_lost_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) SAFETUNE_EXCLUDES(entry.mutex);
   void withdraw_from_store(std::string_view key) const noexcept;
   // invalidate(), under the entry's exclusive view when there is a store.
@@ -266,8 +273,9 @@ class BasicAutotuner {
   // change `change` makes there. Without one, or when it fails (warned of), `report` runs alone.
   template <class Change>
   void report_through_waits(const Change& change, const SharedWaits::Report& report) const noexcept;
-  // The wait_begin of the calling thread's wait on `key`, entered in the wait graph: the store's
-  // (every process's) or this process's. The cycle the wait would close instead, described.
+  // The wait_begin of the calling thread's wait on `key`, entered in the wait graphs: this
+  // process's for a wait on an attempt of this process, and the store's (every process's) when it
+  // keeps one. The cycle the wait would close instead, described.
   std::optional<std::string> enter_wait(std::string_view key, int stream, const AttemptPtr& in_process);
   void report_wait_end(std::string_view key, int stream) const noexcept;
   void report_tune_end(std::string_view key, int stream, const std::string* config, const std::string* error) const noexcept;
@@ -280,8 +288,9 @@ class BasicAutotuner {
   const std::vector<LaunchChoice> choices_;  // one per config of space_, in order
   const LaunchChoice fallback_;              // config null when options_ has no fallback
   const StoreLink store_;                    // not enabled: in memory only
-  // This process's graph, when the store keeps no graph of its processes' waits (SharedWaits);
-  // null then, or when cycles are not detected.
+  // This process's graph; null when cycles are not detected. Kept beside a store's graph of its
+  // processes' waits (SharedWaits) as well: that one drops a process paused past its lease (as if
+  // it died), and a cycle within the process, when it goes on, would go unseen there.
   BasicWaitGraph<Sync>* const wait_graph_;
   KeyIndex<Sync, Entry> index_;
 };
@@ -350,9 +359,7 @@ BasicAutotuner<Sync>::BasicAutotuner(Kernel& kernel, ConfigSpace space, Options 
       choices_(autotuner_detail::choices_of(space_, prepared_)),
       fallback_(autotuner_detail::fallback_choice_of(options_.fallback, prepared_)),
       store_(options_.results, kernel_.name(), space_),
-      wait_graph_(store_.waits() != nullptr       ? nullptr
-                  : options_.wait_graph != nullptr ? options_.wait_graph
-                                                   : default_wait_graph<Sync>()) {}
+      wait_graph_(options_.wait_graph != nullptr ? options_.wait_graph : default_wait_graph<Sync>()) {}
 
 // The tuned path. On a GPU it runs between two launches of the driver, whose own code evicts
 // this code and its data from the core's caches and predictors, so its cost is mostly the
@@ -481,6 +488,9 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
   };
   while (!attempt->done.get() && !owner_moved_on()) entry.attempt_finished.wait(lock);
   report_wait_end(entry.key, inv.stream.id());
+  // After the report: the model's edge lasts until then (a cycle found through it meanwhile was
+  // there at the report, model_wait_cycle.cpp, remember_cycles).
+  if (wait_graph_ != nullptr) wait_graph_->wait_ended(Sync::thread_id());
   if (!attempt->done.get()) return {.kind = Route::Again};
   const int winner = attempt->winner.get();
   // A wait that began before the attempt's tune_begin (the owner was still after the store's
@@ -524,7 +534,7 @@ int BasicAutotuner<Sync>::run_attempt(Entry& entry, const Invocation& inv,
     abort_attempt(entry, inv, attempt, next, "unknown exception");
     throw;
   }
-  if (lease_lost || (best < 0 && failed_without_its_claim(publication))) return give_up_lost_lease(entry, inv, attempt);
+  if (lease_lost) return give_up_lost_lease(entry, inv, attempt);
   if (!finish_attempt(entry, inv, attempt, best, std::move(error), publication)) return kLeaseLost;
   // The owner reads back its own write: the attempt is finished, so a failure to copy the
   // message here (out of memory) leaves no key in Tuning.
@@ -545,8 +555,28 @@ bool BasicAutotuner<Sync>::claim_lost(const Publication* publication) const {
 // is asked. Such an attempt ends as lease_lost, not as a failure: the key is the other owner's,
 // and this process's calls on it wait for, or load, its winner.
 template <class Sync>
-bool BasicAutotuner<Sync>::failed_without_its_claim(const Publication* publication) const {
+bool BasicAutotuner<Sync>::failed_without_its_claim(const Publication* publication) const noexcept {
   return publication != nullptr && publication->claim != nullptr && !publication->claim->held_now();
+}
+
+// The store is asked as the end is reported, under the graph's lock when the store keeps one
+// (SharedWaits): a takeover's tune_begin, reported under that lock too, then comes either before
+// the question (which finds the claim gone: lease_lost) or after the report. Asked before the
+// report, an owner paused between the two (SIGSTOP past its lease) would report a failure after
+// another process's tune_begin on the key: an overlap that no lease_lost explains (R2).
+template <class Sync>
+bool BasicAutotuner<Sync>::report_failure_unless_lease_lost(std::string_view key, int stream, const std::string& error,
+                                                            const Publication* publication) const noexcept {
+  bool held = true;
+  const auto attempt_end = [&] {
+    held = !failed_without_its_claim(publication);
+    if (held)
+      report(model::EventKind::TuneEnd, key, stream, nullptr, &error);
+    else
+      report(model::EventKind::LeaseLost, key, stream);
+  };
+  report_through_waits([&](SharedWaits& waits) { waits.attempt_ended(store_.id_of(key), attempt_end); }, attempt_end);
+  return held;
 }
 
 template <class Sync>
@@ -644,8 +674,10 @@ bool BasicAutotuner<Sync>::finish_attempt(Entry& entry, const Invocation& inv,
     // release: a lock-free reader that sees the winner also sees tune_end reported before it.
     entry.winner.store(&choices_[static_cast<std::size_t>(winner)], std::memory_order_release);
     entry.state.set(KeyState::Tuned);
+  } else if (!report_failure_unless_lease_lost(entry.key, inv.stream.id(), error, publication)) {
+    end_lost_attempt(entry, attempt);
+    return false;
   } else {
-    report_tune_end(entry.key, inv.stream.id(), nullptr, &error);
     attempt->error.set(std::move(error));
     entry.state.set(KeyState::Cold);
   }
@@ -666,6 +698,11 @@ template <class Sync>
 void BasicAutotuner<Sync>::lose_lease(Entry& entry, const Invocation& inv, const AttemptPtr& attempt) {
   const auto lease_lost = [&] { report(model::EventKind::LeaseLost, entry.key, inv.stream.id()); };
   report_through_waits([&](SharedWaits& waits) { waits.attempt_ended(store_.id_of(entry.key), lease_lost); }, lease_lost);
+  end_lost_attempt(entry, attempt);
+}
+
+template <class Sync>
+void BasicAutotuner<Sync>::end_lost_attempt(Entry& entry, const AttemptPtr& attempt) {
   entry.state.set(KeyState::Cold);
   attempt->lease_lost.set(true);
   attempt->done.set(true);  // winner -1, but no failure: waiters go round again (wait_for)
@@ -1028,13 +1065,25 @@ std::optional<std::string> BasicAutotuner<Sync>::enter_wait(std::string_view key
                                                             const AttemptPtr& in_process) {
   const auto wait_begin = [&] { report(model::EventKind::WaitBegin, key, stream); };
   std::optional<std::string> cycle;
-  if (store_.waits() != nullptr) {
-    report_through_waits([&](SharedWaits& waits) { cycle = waits.wait_unless_cycle(store_.id_of(key), wait_begin); },
-                         wait_begin);
-  } else if (wait_graph_ == nullptr || in_process == nullptr) {
-    wait_begin();
+  // Reports the wait_begin and returns true, unless the store's graph finds a cycle.
+  const auto enter_across_processes = [&] {
+    if (store_.waits() == nullptr) {
+      wait_begin();
+    } else {
+      report_through_waits([&](SharedWaits& waits) { cycle = waits.wait_unless_cycle(store_.id_of(key), wait_begin); },
+                           wait_begin);
+    }
+    return !cycle;
+  };
+  // An attempt whose owner has not reported its tune_begin (it is still after the store's claim)
+  // is no edge of this process's graph: the wait is then on the attempt in flight in another
+  // process, or on the next to begin, as the store's graph and the model read it. It is entered
+  // anew, here too, once the owner begins (wait_for).
+  if (wait_graph_ == nullptr || in_process == nullptr || !in_process->tune_reported.get()) {
+    enter_across_processes();
   } else if (auto edges = wait_graph_->wait_unless_cycle(
-                 Sync::thread_id(), {in_process->owner, in_process.get(), kernel_.name(), std::string(key)}, wait_begin)) {
+                 Sync::thread_id(), {in_process->owner, in_process.get(), kernel_.name(), std::string(key)},
+                 enter_across_processes)) {
     cycle = describe_cycle<Sync>(Sync::thread_id(), *edges);
   }
   return cycle;

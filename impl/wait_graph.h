@@ -15,8 +15,10 @@
 //   - An edge is added under the graph's mutex, together with its wait_begin report, and only
 //     while its attempt is in flight (the caller holds that key's lock and saw it Tuning).
 //   - The attempt's owner removes every edge to it under the graph's mutex, with the key's lock
-//     held, before it wakes the waiters (attempt_finished): so an edge is in the graph exactly
-//     while its waiter waits on an attempt that is still in flight.
+//     held, before it wakes the waiters (attempt_finished), and a waiter released otherwise (with
+//     a results store, its owner moved on to another process's claim) removes its own once its
+//     wait_end is reported (wait_ended): so an edge is in the graph exactly while its waiter
+//     waits on an attempt that is still in flight.
 //   - A thread in a cycle cannot leave it: each waits on an attempt whose owner waits in turn,
 //     and the last owner is the thread asking, which is busy asking. So a cycle seen under the
 //     mutex is still there when the asking thread reports its answer.
@@ -53,10 +55,14 @@ class BasicWaitGraph {
   // Adds `waiter -> edge` and runs `on_added` (the wait_begin report) under the graph's mutex,
   // unless following the edges from edge.owner leads back to `waiter`. Then it adds nothing and
   // returns the cycle, in the order the waits would run: the edge asked for first.
+  // `on_added` returns whether the wait goes ahead: false (a graph of several processes found a
+  // cycle there) takes the edge back, and no cycle is returned from this one.
   template <class OnAdded>
   std::optional<std::vector<Edge>> wait_unless_cycle(ThreadId waiter, Edge edge, OnAdded on_added);
   // The attempt ended: the edges to it are removed (its waiters are about to wake).
   void attempt_finished(const void* attempt);
+  // `waiter` waits no more (its edge may be gone already, with its attempt).
+  void wait_ended(ThreadId waiter);
 
  private:
   typename Sync::Mutex mutex_;
@@ -106,7 +112,7 @@ std::optional<std::vector<typename BasicWaitGraph<Sync>::Edge>> BasicWaitGraph<S
     auto it = waiting.find(next);
     if (it == waiting.end()) {  // the chain ends at a thread that does not wait: no cycle
       waiting_.mut().insert_or_assign(waiter, std::move(edge));
-      on_added();
+      if (!on_added()) waiting_.mut().erase(waiter);
       return std::nullopt;
     }
     path.push_back(it->second);
@@ -119,6 +125,12 @@ template <class Sync>
 void BasicWaitGraph<Sync>::attempt_finished(const void* attempt) {
   typename Sync::Lock lock(mutex_);
   std::erase_if(waiting_.mut(), [attempt](const auto& entry) { return entry.second.attempt == attempt; });
+}
+
+template <class Sync>
+void BasicWaitGraph<Sync>::wait_ended(ThreadId waiter) {
+  typename Sync::Lock lock(mutex_);
+  waiting_.mut().erase(waiter);
 }
 
 }  // namespace safetune

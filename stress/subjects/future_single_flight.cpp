@@ -35,7 +35,7 @@ Config FutureSingleFlight::call(const Invocation& inv) {
     return launch(inv, *env_.fallback);
   }
   const WaitGraph::Edge edge{flight.owner, flight.identity, env_.kernel.name(), std::string(inv.key)};
-  if (auto cycle = wait_graph_.wait_unless_cycle(std::this_thread::get_id(), edge, [] {})) {
+  if (auto cycle = wait_graph_.wait_unless_cycle(std::this_thread::get_id(), edge, [] { return true; })) {
     lock.unlock();
     return reentry_answer(inv, "key '" + std::string(inv.key) + "': waiting would close a cycle (" +
                                    describe_cycle<StdSync>(std::this_thread::get_id(), *cycle) + ")");

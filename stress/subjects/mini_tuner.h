@@ -196,7 +196,7 @@ Config BasicMiniTuner<Sync>::reentry_answer(const Invocation& inv, const std::st
 template <class Sync>
 std::optional<std::string> BasicMiniTuner<Sync>::closes_cycle(const Invocation& inv, const AttemptPtr& attempt) {
   const typename BasicWaitGraph<Sync>::Edge edge{attempt->owner, attempt.get(), env_.kernel.name(), std::string(inv.key)};
-  auto cycle = wait_graph_.wait_unless_cycle(Sync::thread_id(), edge, [] {});
+  auto cycle = wait_graph_.wait_unless_cycle(Sync::thread_id(), edge, [] { return true; });
   if (!cycle) return std::nullopt;
   return describe_cycle<Sync>(Sync::thread_id(), *cycle);
 }

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -20,6 +22,7 @@
 #include "model/trace_merge.h"
 #include "model/trace_writer.h"
 #include "tests/common/checked_trace.h"
+#include "tests/impl/deadline.h"
 #include "tests/impl/fake_kernel.h"
 #include "tests/store/redis_server.h"
 
@@ -158,6 +161,66 @@ TEST(AutotunerRedis, AnOwnerWhoseBenchesAllFailAfterItsLeaseWasTakenEndsItsAttem
   EXPECT_EQ(result.stats.lost_leases, 1);
   EXPECT_EQ(result.stats.successful_tunings, 1);
   EXPECT_EQ(result.stats.loads, 1);
+}
+
+// A process paused past its lease is taken for dead, and the next change of the store's graph of
+// waits drops its records; when it goes on, a cycle of waits within it must still be refused.
+// Here two threads of one process each own a key, and the graph is deleted (what a drop leaves of
+// this process's records) once both attempts are in flight; then each calls the other's key from
+// its hook. This process's own graph sees the cycle: one nested call gets TuningCycle, the other
+// waits and launches, and both attempts end (a deadline catches a hang).
+TEST(AutotunerRedis, ACycleWithinAProcessIsRefusedAfterTheStoreDroppedItsWaits) {
+  const testing::RedisServer server;
+  Process process(server, 1, std::chrono::steady_clock::now());
+  std::mutex mutex;
+  std::condition_variable changed;
+  int in_attempts = 0;
+  bool dropped = false;
+  std::vector<std::string> errors;
+  Autotuner* tuner = nullptr;
+  process.options.pre_bench_hook = [&](const Invocation& inv, const Config&) {
+    thread_local const Invocation* hooked = nullptr;  // the owning call whose hook ran
+    if (hooked == &inv) return;
+    hooked = &inv;
+    {
+      std::unique_lock lock(mutex);
+      if (++in_attempts == 2) {
+        process.store.run({"DEL", process.store.address().space + ":waits:graph"});
+        dropped = true;
+        changed.notify_all();
+      }
+      changed.wait(lock, [&] { return dropped; });
+    }
+    const std::string other = inv.key == "k0" ? "k1" : "k0";
+    process.recorder.call_begin("add", other, inv.stream.id());
+    try {
+      const Config& config = tuner->call({other, inv.stream});
+      process.recorder.call_end("add", other, CallOutcome::returned(config.str()), inv.stream.id());
+    } catch (const std::exception& error) {
+      process.recorder.call_end("add", other, CallOutcome::raised(error.what()), inv.stream.id());
+      const std::lock_guard guard(mutex);
+      errors.push_back(error.what());
+    }
+  };
+  Autotuner autotuner(process.kernel, ConfigSpace::parse("B=0;B=1"), process.options);
+  tuner = &autotuner;
+  testing::run_with_deadline([&] {
+    std::vector<std::thread> owners;
+    for (int i = 0; i < 2; ++i)
+      owners.emplace_back([&, i] {
+        TraceRecorder::bind_thread(i);
+        FakeStream stream(i);
+        testing::recorded_call(autotuner, process.recorder, "add", "k" + std::to_string(i), stream);
+      });
+    for (auto& owner : owners) owner.join();
+  });
+
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("waiting would close a cycle of waits"), std::string::npos) << errors[0];
+  EXPECT_EQ(autotuner.tuned_config("k0"), Config::parse("B=1"));
+  EXPECT_EQ(autotuner.tuned_config("k1"), Config::parse("B=1"));
+  const model::CheckResult result = model::check(process.recorder.snapshot());
+  EXPECT_TRUE(result.ok()) << testing::violation_text(result);
 }
 
 // StoreFailurePolicy::Fail, on a real Unix socket where no server listens: the call ends with
