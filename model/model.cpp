@@ -289,7 +289,7 @@ void on_wait_begin(StepContext& step) {
                            std::to_string(e.seq));
   });
   call->wait_open_seq = e.seq;
-  call->waits_on_attempt = attempt_to_wait_on(step.state, call->key);
+  call->waits_on_attempt = attempt_to_wait_on(step.state, thread_of(e), call->key);
 }
 
 void on_wait_end(StepContext& step) {

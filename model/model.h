@@ -281,6 +281,9 @@ struct Choice {
   std::vector<Violation> found{};
   std::int64_t violation_count = 0;
   std::int64_t duplicate_tunings = 0;
+  // The tune_begins (their seqs) whose overlaps counted a duplicate tuning already: one each,
+  // however many attempts in flight it began over (model_lease.cpp).
+  std::set<std::int64_t> overlaps_counted{};
   std::string r3_note{};
 
   // The same state, whatever violations led to it (choices are merged on it).

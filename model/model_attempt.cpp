@@ -179,22 +179,32 @@ void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id) {
   const bool overlaps = !choice.in_flight.empty();
   const bool repeats = choice.succeeded_since_invalidate;
   auto when = [&] { return id != 0 ? "at " + seq_text(e.seq) : "before " + seq_text(e.seq); };
-  const bool overlap_deferred = overlaps && may_yet_lose_its_lease(step.state, choice.in_flight.back(), call.thread);
+  // Across processes, each attempt in flight may yet lose its lease, and the overlap with each is
+  // judged when both have ended (model_lease.cpp): it is recorded against every one, so that one
+  // stale attempt's lease_lost excuses only its own. One in flight with no lease between (the
+  // same process) is R2 at once.
+  const bool overlap_deferred =
+      overlaps && std::all_of(choice.in_flight.begin(), choice.in_flight.end(),
+                              [&](const Attempt& other) { return may_yet_lose_its_lease(step.state, other, call.thread); });
   const bool repeat_deferred = repeats && may_have_claimed_before_the_success(step.state, choice, call);
   const std::string state_before =
       overlap_deferred || repeat_deferred ? describe(step.state, call.key, call.thread, &choice) : "";
-  if (overlaps) {
-    Attempt& other = choice.in_flight.back();
-    const std::string message = thread_text(call.thread) + " began an attempt on " + call.key.show() + " " + when() +
-                                " while " + thread_text(other.owner) + "'s attempt (" + seq_text(other.id) + ") was in flight";
-    if (overlap_deferred)
+  const auto overlap_message = [&](const Attempt& other) {
+    return thread_text(call.thread) + " began an attempt on " + call.key.show() + " " + when() + " while " +
+           thread_text(other.owner) + "'s attempt (" + seq_text(other.id) + ") was in flight";
+  };
+  if (overlap_deferred) {
+    for (Attempt& other : choice.in_flight)
       other.overlapped_by.push_back(Overlap{.begin_seq = e.seq,
                                             .earlier_id = other.id,
-                                            .message = message,
+                                            .message = overlap_message(other),
                                             .state_before = state_before,
                                             .counted = repeats && !repeat_deferred});
-    else
-      report_in_choice(step, Rule::R2, {other.id != 0 ? other.id : other.owner_call, e.seq}, message);
+  } else if (overlaps) {
+    const Attempt& other = *std::find_if(choice.in_flight.rbegin(), choice.in_flight.rend(), [&](const Attempt& attempt) {
+      return !may_yet_lose_its_lease(step.state, attempt, call.thread);
+    });
+    report_in_choice(step, Rule::R2, {other.id != 0 ? other.id : other.owner_call, e.seq}, overlap_message(other));
   }
   std::optional<LateRepeat> late_repeat;
   if (repeats) {

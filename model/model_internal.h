@@ -186,8 +186,9 @@ void on_exit(StepContext& step);
 void judge_rejected_launch(StepContext& step, const OpenCall& call);
 
 // --- the wait graph: R11 (model_wait_cycle.cpp) ---
-// White-box: the id of the attempt in flight on `key` that a wait_begin now waits on (0: none).
-std::int64_t attempt_to_wait_on(const State& state, const KeyId& key);
+// White-box: the id of the attempt in flight on `key` that a wait_begin of `waiter` now waits on
+// (0: none).
+std::int64_t attempt_to_wait_on(const State& state, const ThreadName& waiter, const KeyId& key);
 // White-box: the open waits on `key` that began with no attempt in flight there now wait on the
 // attempt `id` that `owner` begins (model_wait_cycle.cpp).
 void adopt_waits(State& state, const KeyId& key, std::int64_t id, const ThreadName& owner);

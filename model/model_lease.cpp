@@ -58,7 +58,7 @@ LateRepeat* pending_repeat(Choice& choice, std::int64_t newcomer) {
 void report_overlap(Choice& choice, const Overlap& overlap, std::vector<std::int64_t> seqs, const std::string& why) {
   report_with_state(choice.found, Rule::R2, std::move(seqs), overlap.message + ", and " + why, overlap.state_before);
   ++choice.violation_count;
-  if (overlap.counted) return;
+  if (overlap.counted || !choice.overlaps_counted.insert(overlap.begin_seq).second) return;
   ++choice.duplicate_tunings;
   if (LateRepeat* repeat = pending_repeat(choice, overlap.begin_seq)) repeat->counted = true;
 }
@@ -69,6 +69,7 @@ void report_late_repeat(Choice& choice, Attempt& late, std::vector<std::int64_t>
   ++choice.violation_count;
   if (repeat.counted) return;
   ++choice.duplicate_tunings;
+  choice.overlaps_counted.insert(late.id);
   for (Attempt& other : choice.in_flight)
     for (Overlap& overlap : other.overlapped_by)
       if (overlap.begin_seq == late.id) overlap.counted = true;

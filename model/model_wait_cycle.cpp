@@ -4,7 +4,15 @@
 //
 // White-box: a waiting thread waits in its innermost call (it is blocked there), on the attempt
 // that was in flight on that call's key when its wait_begin came, or, when none was, on the first
-// to begin there after it (adopt_waits; OpenCall::waits_on_attempt).
+// to begin there after it (adopt_waits; OpenCall::waits_on_attempt). Across processes, where a
+// lease may have run out unseen, several attempts may be in flight on a key at once:
+//   - a thread waits on its own process's attempt, when one is in flight (it waits for its
+//     process's owner in memory), else on the latest;
+//   - a wait on another process's attempt that a third process's attempt began over (a takeover:
+//     the lease of the one waited on ran out) waits for the takeover, as the waiter keeps trying
+//     for the key's claim, which the takeover now holds: the walk follows the latest.
+// So a refusal of a cycle through a takeover is no R14; whether a wait closing such a cycle is
+// R11 is decided once the attempts on it end (model_lease_cycles.cpp).
 // The edge lasts while that attempt is in flight: its tune_end releases the waiter, even before
 // the waiter's wait_end is recorded. So the walk from an attempt's owner reads one map entry per
 // thread.
@@ -33,10 +41,22 @@ const std::vector<Attempt>* in_flight(const State& state, const KeyId& key) {
   return it == state.keys.end() ? nullptr : &it->second.choices.front().in_flight;
 }
 
-// The attempt that a wait on `key` begun now waits on: the latest in flight, or null.
-const Attempt* latest_in_flight(const State& state, const KeyId& key) {
+// The attempt that a wait of `waiter` on `key` begun now waits on, or null.
+const Attempt* attempt_for_new_wait(const State& state, const ThreadName& waiter, const KeyId& key) {
   const std::vector<Attempt>* attempts = in_flight(state, key);
-  return attempts == nullptr || attempts->empty() ? nullptr : &attempts->back();
+  if (attempts == nullptr || attempts->empty()) return nullptr;
+  if (waiter.process)
+    for (auto it = attempts->rbegin(); it != attempts->rend(); ++it)
+      if (it->owner.process == waiter.process) return &*it;
+  return &attempts->back();
+}
+
+// What `waiter`'s wait on `waited` (in flight on `key`) waits for now: the takeover of it, if one
+// began in a third process.
+const Attempt& waited_now(const State& state, const ThreadName& waiter, const KeyId& key, const Attempt& waited) {
+  if (!waiter.process || waited.owner.process == waiter.process) return waited;
+  const Attempt& latest = in_flight(state, key)->back();
+  return latest.owner.process != waited.owner.process ? latest : waited;
 }
 
 // The attempt with this id, while it is in flight on `key`; null once it ended (or for id 0).
@@ -100,7 +120,7 @@ std::string joined(const std::vector<std::string>& edges) {
 }
 
 std::optional<WaitCycle> white_box_wait_cycle(const State& state, const ThreadName& thread, const KeyId& key) {
-  const Attempt* attempt = latest_in_flight(state, key);
+  const Attempt* attempt = attempt_for_new_wait(state, thread, key);
   if (attempt == nullptr || attempt->owner == thread) return std::nullopt;  // no wait, or R9's
   std::vector<std::string> edges{edge_text(thread, key, *attempt)};
   WaitCycle cycle{.steps = {{.attempt = {.key = key, .id = attempt->id}, .owner = attempt->owner}}};
@@ -118,6 +138,7 @@ std::optional<WaitCycle> white_box_wait_cycle(const State& state, const ThreadNa
     if (!innermost.wait_open_seq) return std::nullopt;
     attempt = attempt_in_flight(state, innermost.key, innermost.waits_on_attempt);
     if (attempt == nullptr) return std::nullopt;  // that attempt ended: its waiter is released
+    attempt = &waited_now(state, owner, innermost.key, *attempt);
     edges.push_back(edge_text(owner, innermost.key, *attempt));
     cycle.steps.push_back({.attempt = {.key = innermost.key, .id = attempt->id}, .owner = attempt->owner});
   }
@@ -126,8 +147,8 @@ std::optional<WaitCycle> white_box_wait_cycle(const State& state, const ThreadNa
 
 }  // namespace
 
-std::int64_t attempt_to_wait_on(const State& state, const KeyId& key) {
-  const Attempt* attempt = latest_in_flight(state, key);
+std::int64_t attempt_to_wait_on(const State& state, const ThreadName& waiter, const KeyId& key) {
+  const Attempt* attempt = attempt_for_new_wait(state, waiter, key);
   return attempt != nullptr ? attempt->id : 0;
 }
 

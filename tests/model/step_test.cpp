@@ -242,6 +242,20 @@ Trace one_process_per_thread(Trace trace) {
   return trace;
 }
 
+// Thread 3 begins over the attempts of threads 1 and 2 (each in a process of its own), and all
+// three end holding their leases: three overlaps, each R2 (thread 3's two are judged at its
+// tune_end, one report for that event), but two duplicate tunings: one per tune_begin over
+// another attempt, however many attempts it began over.
+TEST(Leases, ATuneBeginOverSeveralAttemptsCountsOneDuplicate) {
+  TraceBuilder b(true);
+  b.configs({A, B}).call_begin(1).tune_begin(1).call_begin(2).tune_begin(2).call_begin(3).tune_begin(3);
+  for (const int thread : {1, 2, 3})
+    b.bench(thread, A, 1).bench(thread, B, 2).tune_end(thread, A).launch(thread, A).call_end(thread, A);
+  const auto result = check(one_process_per_thread(b.trace()));
+  EXPECT_EQ(result.stats.duplicate_tunings, 2);
+  EXPECT_EQ(rules_of(result), (std::vector<Rule>{Rule::R2, Rule::R2}));
+}
+
 // Thread 1 begins over thread 3's attempt, both after thread 2's success: thread 3's late repeat
 // is judged when it ends, and the overlap then waits for thread 1's end, where its late repeat is
 // judged too. That tune_begin is one duplicate, however its R2 and R3 are reported.
