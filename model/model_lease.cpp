@@ -69,11 +69,7 @@ void report_late_repeat(Choice& choice, Attempt& late, std::vector<std::int64_t>
   ++choice.violation_count;
   if (repeat.counted) return;
   ++choice.duplicate_tunings;
-  choice.overlaps_counted.insert(late.id);
-  for (Attempt& other : choice.in_flight)
-    for (Overlap& overlap : other.overlapped_by)
-      if (overlap.begin_seq == late.id) overlap.counted = true;
-  for (Overlap& overlap : late.overlapping) overlap.counted = true;
+  choice.overlaps_counted.insert(late.id);  // its overlaps, wherever recorded, count no more
 }
 
 // Why an overlap whose earlier attempt ended holding its lease is R2, now that the later one `how`.
