@@ -83,7 +83,6 @@ struct Overlap {
   std::int64_t earlier_end_seq = 0;  // that attempt's tune_end, once it ended holding its lease
   std::string message{};             // R2's message, as it would have been given at that tune_begin
   std::string state_before{};        // and the state just before it
-  bool counted = false;              // counted as a duplicate tuning already (R3 of the same tune_begin)
   bool operator==(const Overlap&) const = default;
 };
 
@@ -94,7 +93,6 @@ struct LateRepeat {
   std::int64_t success_seq = 0;  // the success it repeats
   std::string message{};         // R3's message, as it would have been given at its tune_begin
   std::string state_before{};    // and the state just before it
-  bool counted = false;          // counted as a duplicate tuning already (R2 of the same tune_begin)
   bool operator==(const LateRepeat&) const = default;
 };
 
@@ -281,9 +279,9 @@ struct Choice {
   std::vector<Violation> found{};
   std::int64_t violation_count = 0;
   std::int64_t duplicate_tunings = 0;
-  // The tune_begins (their seqs) whose overlaps counted a duplicate tuning already: one each,
-  // however many attempts in flight it began over (model_lease.cpp).
-  std::set<std::int64_t> overlaps_counted{};
+  // The tune_begins (their seqs) counted as a duplicate tuning already: one each, however many
+  // of R2 and R3 it breaks and however many attempts in flight it began over (count_duplicate).
+  std::set<std::int64_t> duplicates_counted{};
   std::string r3_note{};
 
   // The same state, whatever violations led to it (choices are merged on it).

@@ -198,8 +198,7 @@ void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id) {
       other.overlapped_by.push_back(Overlap{.begin_seq = e.seq,
                                             .earlier_id = other.id,
                                             .message = overlap_message(other),
-                                            .state_before = state_before,
-                                            .counted = repeats && !repeat_deferred});
+                                            .state_before = state_before});
   } else if (overlaps) {
     const Attempt& other = *std::find_if(choice.in_flight.rbegin(), choice.in_flight.rend(), [&](const Attempt& attempt) {
       return !may_yet_lose_its_lease(step.state, attempt, call.thread);
@@ -214,12 +213,11 @@ void begin_attempt(StepContext& step, const OpenCall& call, std::int64_t id) {
     if (repeat_deferred)
       late_repeat = LateRepeat{.success_seq = choice.last_success_seq,
                                .message = message,
-                               .state_before = state_before,
-                               .counted = overlaps && !overlap_deferred};
+                               .state_before = state_before};
     else
       report_in_choice(step, Rule::R3, {choice.last_success_seq, e.seq}, message);
   }
-  if ((overlaps && !overlap_deferred) || (repeats && !repeat_deferred)) ++choice.duplicate_tunings;
+  if ((overlaps && !overlap_deferred) || (repeats && !repeat_deferred)) count_duplicate(choice, e.seq);
   choice.in_flight.push_back(
       Attempt{.id = id, .owner = call.thread, .owner_call = call.begin_seq, .late_repeat = std::move(late_repeat)});
   CallView& view = choice.views[call.begin_seq];

@@ -155,9 +155,11 @@ bool may_yet_lose_its_lease(const State& state, const Attempt& in_flight, const 
 // exit, like a lease_lost, excuses all three: model_lease.cpp.)
 void judge_deferred(StepContext& step, Attempt& ended);
 // The same, for `ended` that `how` ("ended at seq 9 without losing its lease"; a lease_lost under
-// "live_owners": true excuses nothing). Its own overlaps are marked as counted when its late
-// repeat is (one duplicate per tune_begin).
+// "live_owners": true excuses nothing). One duplicate per tune_begin, however many of its
+// overlaps and its late repeat are reported (count_duplicate).
 void judge_deferred_because(StepContext& step, Attempt& ended, const std::string& how);
+// The tune_begin at `begin_seq` is a duplicate tuning: counted once, at its first report.
+void count_duplicate(Choice& choice, std::int64_t begin_seq);
 // End of trace: the same for the attempts still in flight.
 void judge_deferred_at_end(Choice& choice);
 // Whether each attempt in flight awaits its R2 or R3 judgement (an overlap across processes, or a

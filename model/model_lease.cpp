@@ -33,8 +33,8 @@
 // renewing its lease) takes that excuse away: a lease_lost is then judged as a tune_end would be.
 // A store that never renews its leases loses them to long attempts of live owners.
 //
-// A tune_begin that breaks both counts one duplicate tuning: whichever of its R2 and R3 is
-// reported first counts it and marks the other as counted.
+// A tune_begin that breaks both, or overlaps several attempts, counts one duplicate tuning: its
+// first report counts it (count_duplicate).
 #include <algorithm>
 
 #include "model_internal.h"
@@ -49,27 +49,17 @@ Attempt* in_flight_attempt(Choice& choice, std::int64_t id) {
   return nullptr;
 }
 
-// The late repeat of the attempt `newcomer` in flight, if it still waits for its judgement.
-LateRepeat* pending_repeat(Choice& choice, std::int64_t newcomer) {
-  Attempt* attempt = in_flight_attempt(choice, newcomer);
-  return attempt != nullptr && attempt->late_repeat ? &*attempt->late_repeat : nullptr;
-}
-
 void report_overlap(Choice& choice, const Overlap& overlap, std::vector<std::int64_t> seqs, const std::string& why) {
   report_with_state(choice.found, Rule::R2, std::move(seqs), overlap.message + ", and " + why, overlap.state_before);
   ++choice.violation_count;
-  if (overlap.counted || !choice.overlaps_counted.insert(overlap.begin_seq).second) return;
-  ++choice.duplicate_tunings;
-  if (LateRepeat* repeat = pending_repeat(choice, overlap.begin_seq)) repeat->counted = true;
+  count_duplicate(choice, overlap.begin_seq);
 }
 
 void report_late_repeat(Choice& choice, Attempt& late, std::vector<std::int64_t> seqs, const std::string& why) {
   const LateRepeat& repeat = *late.late_repeat;
   report_with_state(choice.found, Rule::R3, std::move(seqs), repeat.message + ", and " + why, repeat.state_before);
   ++choice.violation_count;
-  if (repeat.counted) return;
-  ++choice.duplicate_tunings;
-  choice.overlaps_counted.insert(late.id);  // its overlaps, wherever recorded, count no more
+  count_duplicate(choice, late.id);
 }
 
 // Why an overlap whose earlier attempt ended holding its lease is R2, now that the later one `how`.
@@ -78,6 +68,10 @@ std::string both_kept_their_leases(const Overlap& overlap, const std::string& ho
 }
 
 }  // namespace
+
+void count_duplicate(Choice& choice, std::int64_t begin_seq) {
+  if (choice.duplicates_counted.insert(begin_seq).second) ++choice.duplicate_tunings;
+}
 
 bool may_hold_a_lease(const State& state, const ThreadName& owner) {
   return state.header.white_box && owner.process.has_value();
