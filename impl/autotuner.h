@@ -476,6 +476,7 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
   attempt->waited_on.set(true);
   const bool waits_on_its_trace = attempt->tune_reported.get();
   const std::uint64_t owner_store_waits = attempt->store_waits.get();
+  if (!waits_on_its_trace) attempt->early_waiters.set(attempt->early_waiters.get() + 1);
   yield.release();  // never blocks, so it is safe under the key lock
   // A wait that began before the owner's tune_begin (the owner was still after the store's claim)
   // waits, in the trace, on the attempt then in flight in another process, or on the first to
@@ -488,6 +489,10 @@ typename BasicAutotuner<Sync>::Route BasicAutotuner<Sync>::wait_for(Entry& entry
   };
   while (!attempt->done.get() && !owner_moved_on()) entry.attempt_finished.wait(lock);
   report_wait_end(entry.key, inv.stream.id());
+  if (!waits_on_its_trace) {  // the owner, past its tune_begin, may be waiting for this (call_through_store)
+    attempt->early_waiters.set(attempt->early_waiters.get() - 1);
+    entry.attempt_finished.notify_all();
+  }
   // After the report: the model's edge lasts until then (a cycle found through it meanwhile was
   // there at the report, model_wait_cycle.cpp, remember_cycles).
   if (wait_graph_ != nullptr) wait_graph_->wait_ended(Sync::thread_id());
@@ -765,6 +770,12 @@ const Config* BasicAutotuner<Sync>::call_through_store(Entry& entry, const Invoc
     typename Sync::Lock lock(entry.mutex);
     report_tune_begin(entry, *attempt, inv);
     entry.attempt_finished.notify_all();  // this process's waiters wait anew, on this attempt (wait_for)
+    // The model reads a wait that began before the tune_begin as one on this attempt now, but
+    // this process's graph holds no edge for it, and the store's graph may have dropped it (this
+    // process was paused past its lease): a wait of this owner's hook that closed a cycle through
+    // it would go unseen. So the attempt runs once each such wait has ended (its waiter, woken,
+    // waits anew in both graphs); the waiters need nothing this owner holds to end it.
+    while (attempt->early_waiters.get() > 0) entry.attempt_finished.wait(lock);
   }
   publication.claim = claim.get();
   const int winner = run_attempt(entry, inv, attempt, &publication);

@@ -38,6 +38,11 @@ struct Attempt {
   // Each wait of the owner for another process's claim on the store: this process's waiters that
   // began before the owner's tune_begin wait anew with it (autotuner.h, wait_for).
   typename Sync::template Var<std::uint64_t> store_waits{0};
+  // This process's waiters whose wait began before the tune_begin and has not yet ended (their
+  // wait_end is not reported). The owner runs its attempt only once there are none: until then
+  // their waits are in the store's graph alone, which a drop of this process from it loses
+  // (autotuner.h, call_through_store).
+  typename Sync::template Var<int> early_waiters{0};
   // An invalidate of this process came while its owner was still at the store: a winner it then
   // loads is launched by the owner alone, not kept as the key's nor given to its waiters.
   typename Sync::template Var<bool> invalidated{false};

@@ -4,6 +4,8 @@
 // it as a wait on another process's attempt, or on the first to begin after it). So:
 //   - once the owner reports its tune_begin, the waiter waits anew, on that attempt, and raises
 //     its failure, as any waiter of an attempt does;
+//   - the owner runs its attempt only once such a wait has ended (the graphs hold no edge for it
+//     that the model reads as one on the attempt);
 //   - when the attempt ends before its tune_begin, the waiter does not raise its failure (it did
 //     not wait on it in the trace, and raising would be R14): it goes round again and tunes.
 // The model judges each trace.
@@ -71,10 +73,21 @@ class WaitAfterTuneBegin : public Observer {
   bool seen_ = false;
 };
 
-TEST(AutotunerStoreWaiter, AWaitThatBeganBeforeTheTuneBeginWaitsAnewOnTheAttemptAndRaisesItsFailure) {
+// What the owner's and the waiter's calls launched (nothing: they raised).
+struct Launched {
+  std::optional<Config> owner;
+  std::optional<Config> waiter;
+};
+
+// Another process holds the entry's claim while this process's owner waits for it, and the
+// waiter waits on the owner's attempt (before its tune_begin); then that process lets the claim
+// go and exits, and the owner takes it and tunes. `observer` sees every event and passes it on to
+// `events`, which passes it on to `recorder`.
+Launched run_owner_and_early_waiter(FakeKernel& kernel, const ConfigSpace& space, TraceRecorder& recorder,
+                                    const testing::EventCounter& events, Observer& observer) {
   const posix::TempDirectory store_dir("safetune-waiter");
   ClaimHolder* holder = testing::shared_object<ClaimHolder>();
-  const pid_t other = testing::spawn([&] {  // another process holds the entry's claim, then dies
+  const pid_t other = testing::spawn([&] {
     DirectoryStore store(store_dir.path());
     const auto claim = store.claim(kEntry, ResultsStore::ClaimMode::Wait);
     holder->holds.store(1);
@@ -83,6 +96,34 @@ TEST(AutotunerStoreWaiter, AWaitThatBeganBeforeTheTuneBeginWaitsAnewOnTheAttempt
   });
   while (holder->holds.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 
+  DirectoryStore store(store_dir.path());
+  TunerOptions options;
+  options.observer = &observer;
+  options.results = {.store = &store, .device = kDevice, .warn = {}};
+  Autotuner tuner(kernel, space, options);
+  Launched launched;
+  std::thread owner([&] {  // the in-process owner: it waits for the other process's claim
+    TraceRecorder::bind_thread(0);
+    FakeStream stream(kOwnerStream);
+    launched.owner = testing::recorded_call(tuner, recorder, kernel.name(), "k", stream);
+  });
+  const bool owner_waits = events.wait_until(model::EventKind::WaitBegin, 1);
+  EXPECT_TRUE(owner_waits) << "the owner never waited for the claim";
+  std::thread waiter([&] {  // waits on the owner's attempt, whose tune_begin is not reported yet
+    TraceRecorder::bind_thread(1);
+    FakeStream stream(kWaiterStream);
+    launched.waiter = testing::recorded_call(tuner, recorder, kernel.name(), "k", stream);
+  });
+  const bool waiter_waits = events.wait_until(model::EventKind::WaitBegin, 2);
+  EXPECT_TRUE(waiter_waits) << "the waiter never waited";
+  holder->release.store(1);
+  owner.join();
+  waiter.join();
+  EXPECT_EQ(testing::wait_for(other), "exit 0");
+  return launched;
+}
+
+TEST(AutotunerStoreWaiter, AWaitThatBeganBeforeTheTuneBeginWaitsAnewOnTheAttemptAndRaisesItsFailure) {
   FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
   const ConfigSpace space = ConfigSpace::parse("B=0;B=1");
   TraceRecorder recorder(testing::header_for(kernel, space));
@@ -95,32 +136,69 @@ TEST(AutotunerStoreWaiter, AWaitThatBeganBeforeTheTuneBeginWaitsAnewOnTheAttempt
     }
     throw std::runtime_error("the attempt fails on every config");
   };
-  DirectoryStore store(store_dir.path());
-  TunerOptions options;
-  options.observer = &watch;
-  options.results = {.store = &store, .device = kDevice, .warn = {}};
-  Autotuner tuner(kernel, space, options);
+  const Launched launched = run_owner_and_early_waiter(kernel, space, recorder, events, watch);
 
-  std::optional<Config> owner_launched, waiter_launched;
-  std::thread owner([&] {  // the in-process owner: it waits for the other process's claim
-    TraceRecorder::bind_thread(0);
-    FakeStream stream(kOwnerStream);
-    owner_launched = testing::recorded_call(tuner, recorder, kernel.name(), "k", stream);
-  });
-  ASSERT_TRUE(events.wait_until(model::EventKind::WaitBegin, 1));
-  std::thread waiter([&] {  // waits on the owner's attempt, whose tune_begin is not reported yet
-    TraceRecorder::bind_thread(1);
-    FakeStream stream(kWaiterStream);
-    waiter_launched = testing::recorded_call(tuner, recorder, kernel.name(), "k", stream);
-  });
-  ASSERT_TRUE(events.wait_until(model::EventKind::WaitBegin, 2));
-  holder->release.store(1);
-  owner.join();
-  waiter.join();
-  EXPECT_EQ(testing::wait_for(other), "exit 0");
+  EXPECT_EQ(launched.owner, std::nullopt);  // its attempt failed: it raises
+  EXPECT_EQ(launched.waiter, std::nullopt);  // it waited on that attempt: it raises its failure
+  EXPECT_EQ(benches.load(), 2);
+  const model::CheckResult result = model::check(recorder.take());
+  EXPECT_TRUE(result.ok()) << testing::violation_text(result);
+}
 
-  EXPECT_EQ(owner_launched, std::nullopt);  // its attempt failed: it raises
-  EXPECT_EQ(waiter_launched, std::nullopt);  // it waited on that attempt: it raises its failure
+// Holds back the waiter's wait_end after the tune_begin (a slow report: the store's graph is
+// slow to answer), and says whether every wait that the waiter began before the tune_begin has
+// ended.
+class SlowEarlyWaitEnd : public Observer {
+ public:
+  explicit SlowEarlyWaitEnd(Observer* next) : next_(next) {}
+  void record(const ObservedEvent& event) noexcept override {
+    const bool waiter = event.stream == kWaiterStream;
+    if (waiter && event.kind == model::EventKind::WaitEnd && tune_begun()) std::this_thread::sleep_for(kHeldBack);
+    next_->record(event);
+    const std::lock_guard guard(mutex_);
+    tune_begun_ = tune_begun_ || event.kind == model::EventKind::TuneBegin;
+    if (waiter && event.kind == model::EventKind::WaitBegin && !tune_begun_) ++early_waits_;
+    if (waiter && event.kind == model::EventKind::WaitEnd) ++ended_waits_;
+  }
+  // Each wait ends before its thread's next begins, so once as many have ended as began early,
+  // every early one has.
+  bool early_waits_ended() const {
+    const std::lock_guard guard(mutex_);
+    return early_waits_ > 0 && ended_waits_ >= early_waits_;
+  }
+
+ private:
+  static constexpr auto kHeldBack = std::chrono::milliseconds(300);
+  bool tune_begun() const {
+    const std::lock_guard guard(mutex_);
+    return tune_begun_;
+  }
+  Observer* const next_;
+  mutable std::mutex mutex_;
+  bool tune_begun_ = false;
+  int early_waits_ = 0;
+  int ended_waits_ = 0;
+};
+
+// Until the waiter's early wait ends, this process's graph holds no edge for it, and the store's
+// graph may have dropped it (a process paused past its lease): a wait from the owner's hook that
+// closed a cycle through it would go unseen (R11). So the owner benches only once it has ended.
+TEST(AutotunerStoreWaiter, TheOwnerBenchesOnlyOnceTheWaitsThatBeganBeforeItsTuneBeginHaveEnded) {
+  FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
+  const ConfigSpace space = ConfigSpace::parse("B=0;B=1");
+  TraceRecorder recorder(testing::header_for(kernel, space));
+  testing::EventCounter events(&recorder);
+  SlowEarlyWaitEnd watch(&events);
+  std::atomic<int> benches{0};
+  kernel.inside_benchmark = [&](const Invocation&, const Config&) {
+    if (benches.fetch_add(1) == 0) {
+      EXPECT_TRUE(watch.early_waits_ended()) << "the owner benched while the waiter's early wait went on";
+    }
+  };
+  const Launched launched = run_owner_and_early_waiter(kernel, space, recorder, events, watch);
+
+  EXPECT_EQ(launched.owner, Config::parse("B=1"));
+  EXPECT_EQ(launched.waiter, Config::parse("B=1"));  // it waited anew, on the attempt
   EXPECT_EQ(benches.load(), 2);
   const model::CheckResult result = model::check(recorder.take());
   EXPECT_TRUE(result.ok()) << testing::violation_text(result);
