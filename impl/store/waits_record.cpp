@@ -11,6 +11,15 @@ namespace {
 
 using Json = nlohmann::json;
 
+std::uint64_t attempt_to_wait_on(const WaitsRecord::Key& key, const WaitsRecord::Thread& me) {
+  if (key.owner && key.owner->process == me.process) return key.begun;
+  for (auto it = key.taken_over.rbegin(); it != key.taken_over.rend(); ++it)
+    if (it->second.process == me.process) return it->first;
+  if (key.owner) return key.begun;
+  if (!key.taken_over.empty()) return key.taken_over.rbegin()->first;
+  return key.begun + 1;
+}
+
 Json to_json(const WaitsRecord::Thread& thread) { return Json{{"process", thread.process}, {"thread", thread.thread}}; }
 
 WaitsRecord::Thread thread_of(const Json& json) {
@@ -34,6 +43,9 @@ WaitsRecord WaitsRecord::parse(const std::string& text, const std::string& where
       held.key = key.at("key").get<std::string>();
       held.begun = key.at("begun").get<std::uint64_t>();
       if (key.contains("owner")) held.owner = thread_of(key.at("owner"));
+      if (key.contains("taken_over"))
+        for (const Json& attempt : key.at("taken_over"))
+          held.taken_over[attempt.at("attempt").get<std::uint64_t>()] = thread_of(attempt);
     }
     for (const Json& wait : json.at("waits"))
       record.waits[thread_of(wait)] = {.key = wait.at("key").get<std::string>(), .attempt = wait.at("attempt").get<std::uint64_t>()};
@@ -48,6 +60,11 @@ std::string WaitsRecord::text() const {
   for (const auto& [name, key] : keys) {
     Json& held = keys_json[name] = Json{{"kernel", key.kernel}, {"key", key.key}, {"begun", key.begun}};
     if (key.owner) held["owner"] = to_json(*key.owner);
+    for (const auto& [attempt, owner] : key.taken_over) {
+      Json json = to_json(owner);
+      json["attempt"] = attempt;
+      held["taken_over"].push_back(std::move(json));
+    }
   }
   Json waits_json = Json::array();
   for (const auto& [thread, wait] : waits) {
@@ -61,58 +78,95 @@ std::string WaitsRecord::text() const {
 
 std::set<std::string> WaitsRecord::processes() const {
   std::set<std::string> names;
-  for (const auto& [name, key] : keys)
+  for (const auto& [name, key] : keys) {
     if (key.owner) names.insert(key.owner->process);
+    for (const auto& [attempt, owner] : key.taken_over) names.insert(owner.process);
+  }
   for (const auto& [thread, wait] : waits) names.insert(thread.process);
   return names;
 }
 
 void WaitsRecord::drop_process(const std::string& process) {
   std::erase_if(waits, [&](const auto& entry) { return entry.first.process == process; });
-  for (auto& [name, key] : keys)
+  for (auto& [name, key] : keys) {
     if (key.owner && key.owner->process == process) key.owner.reset();
+    std::erase_if(key.taken_over, [&](const auto& attempt) { return attempt.second.process == process; });
+  }
+}
+
+void WaitsRecord::drop_lapsed_process(const std::string& process) {
+  std::erase_if(waits, [&](const auto& entry) { return entry.first.process == process; });
+  for (auto& [name, key] : keys)
+    if (key.owner && key.owner->process == process) {
+      key.taken_over[key.begun] = *key.owner;
+      key.owner.reset();
+    }
 }
 
 void WaitsRecord::drop_idle_keys() {
   std::set<std::string> waited;
   for (const auto& [thread, wait] : waits) waited.insert(wait.key);
-  std::erase_if(keys, [&](const auto& entry) { return !entry.second.owner && !waited.contains(entry.first); });
+  std::erase_if(keys, [&](const auto& entry) {
+    const Key& key = entry.second;
+    return !key.owner && key.taken_over.empty() && !waited.contains(entry.first);
+  });
 }
 
 WaitsRecord::Key& WaitsRecord::key_record(const std::string& name, const EntryId& id) {
-  return keys.try_emplace(name, Key{.kernel = id.kernel, .key = id.key, .owner = std::nullopt}).first->second;
+  return keys.try_emplace(name, Key{.kernel = id.kernel, .key = id.key, .owner = std::nullopt, .taken_over = {}}).first->second;
 }
 
 std::uint64_t WaitsRecord::begin_attempt(const Thread& me, const std::string& name, const EntryId& id) {
   Key& key = key_record(name, id);
+  if (key.owner) key.taken_over[key.begun] = *key.owner;
   key.owner = me;
   return ++key.begun;
 }
 
 bool WaitsRecord::end_attempt(const Thread& me, const std::string& name) {
   const auto it = keys.find(name);
-  if (it == keys.end() || it->second.owner != me) return false;
-  it->second.owner.reset();
-  return true;
+  if (it == keys.end()) return false;
+  Key& key = it->second;
+  if (key.owner == me) {
+    key.owner.reset();
+    return true;
+  }
+  return std::erase_if(key.taken_over, [&](const auto& attempt) { return attempt.second == me; }) > 0;
+}
+
+const WaitsRecord::Thread* WaitsRecord::waited_for(const Thread& waiter, const Wait& wait) const {
+  const auto it = keys.find(wait.key);
+  if (it == keys.end()) return nullptr;
+  const Key& key = it->second;
+  if (key.begun == wait.attempt) return key.owner ? &*key.owner : nullptr;
+  const auto taken = key.taken_over.find(wait.attempt);
+  if (taken == key.taken_over.end()) return nullptr;
+  const Thread& owner = taken->second;
+  const Thread& latest = key.owner ? *key.owner : key.taken_over.rbegin()->second;
+  const bool follows = waiter.process != owner.process && latest.process != owner.process;
+  return follows ? &latest : &owner;
 }
 
 std::optional<WaitsRecord::Wait> WaitsRecord::wait_unless_cycle(const Thread& me, const std::string& name,
                                                                  const EntryId& id, std::string& cycle) {
-  const Key& key = key_record(name, id);
-  const Wait wait{.key = name, .attempt = key.owner ? key.begun : key.begun + 1};
-  // Each step moves to another waiting thread: the graph holds no cycle, so the walk ends.
+  const Wait wait{.key = name, .attempt = safetune::attempt_to_wait_on(key_record(name, id), me)};
+  // Each step moves to another waiting thread. A cycle that does not pass through `me` (one the
+  // model excuses, through a takeover) is not this wait's: more steps than waits end the walk.
   std::string path = thread_text(me) + " would wait on";
-  for (Wait next = wait;;) {
-    const auto it = keys.find(next.key);
-    if (it == keys.end() || !it->second.owner || it->second.begun != next.attempt) break;
-    const Thread& owner = *it->second.owner;
-    path += " kernel '" + it->second.kernel + "', key '" + it->second.key + "', tuned by " + thread_text(owner);
-    if (owner == me) {
+  Thread waiter = me;
+  Wait next = wait;
+  for (std::size_t step = 0; step <= waits.size(); ++step) {
+    const Thread* owner = waited_for(waiter, next);
+    if (owner == nullptr) break;
+    const Key& on = keys.at(next.key);
+    path += " kernel '" + on.kernel + "', key '" + on.key + "', tuned by " + thread_text(*owner);
+    if (*owner == me) {
       cycle = path;
       return std::nullopt;
     }
-    const auto waiting = waits.find(owner);
+    const auto waiting = waits.find(*owner);
     if (waiting == waits.end()) break;
+    waiter = *owner;
     next = waiting->second;
     path += ", which waits on";
   }
@@ -120,15 +174,15 @@ std::optional<WaitsRecord::Wait> WaitsRecord::wait_unless_cycle(const Thread& me
   return wait;
 }
 
-bool WaitsRecord::attempt_begun(const std::string& name, std::uint64_t attempt) const {
+const WaitsRecord::Thread* WaitsRecord::current_owner(const std::string& name, std::uint64_t attempt) const {
   const auto it = keys.find(name);
-  return it != keys.end() && it->second.begun >= attempt;
+  if (it == keys.end() || it->second.begun != attempt || !it->second.owner) return nullptr;
+  return &*it->second.owner;
 }
 
-bool WaitsRecord::attempt_over(const std::string& name, std::uint64_t attempt) const {
+std::uint64_t WaitsRecord::attempt_to_wait_on(const Thread& me, const std::string& name) const {
   const auto it = keys.find(name);
-  if (it == keys.end()) return true;  // dropped: nothing was in flight, and no one waited on it
-  return it->second.begun > attempt || (it->second.begun == attempt && !it->second.owner);
+  return it == keys.end() ? 1 : safetune::attempt_to_wait_on(it->second, me);
 }
 
 WaitsRecord::Thread ProcessWaits::me() const {

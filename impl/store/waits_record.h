@@ -5,6 +5,10 @@
 // A thread is (its process's name, its thread's); a key is named by the store (its entry's name).
 // Each attempt begun on a key gets the key's next number; a wait is on one attempt of its key: the
 // one in flight when it began, or, when none was, the next to begin (model/model_wait_cycle.cpp).
+// An attempt whose claim ran out (another process began over it, or its process was dropped as
+// dead) is kept as taken over until its owner ends it: the model holds it in flight until its
+// `lease_lost`, and reads a wait on it from another process as a wait on the takeover, whose claim
+// the waiter keeps trying for. So the walk for a cycle follows such a wait as the model does.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +32,8 @@ struct WaitsRecord {
     std::string key;
     std::uint64_t begun = 0;      // attempts begun, so the one in flight is number `begun`
     std::optional<Thread> owner;  // the owner of the attempt in flight, if one is
+    // Earlier attempts taken over, by number, whose owners have not ended them (see above).
+    std::map<std::uint64_t, Thread> taken_over;
   };
   struct Wait {
     std::string key;
@@ -40,31 +46,44 @@ struct WaitsRecord {
   static WaitsRecord parse(const std::string& text, const std::string& where);
   std::string text() const;
 
-  // The processes that own an attempt or wait.
+  // The processes that own an attempt (taken over included) or wait.
   std::set<std::string> processes() const;
-  // A process that died: its attempts are over, and its threads wait on nothing.
+  // A process that died (its lock went with it: the directory store): its attempts are over, and
+  // its threads wait on nothing.
   void drop_process(const std::string& process);
-  // A key that no attempt is in flight on and no thread waits on needs no record: a later wait on
-  // it waits on the next attempt to begin, whatever its number. So a number is not reused while
-  // anything refers to it.
+  // A process whose liveness ran out (the Redis store): it died, or it was paused past its lease
+  // and goes on. Its attempts are taken over (their claims ran out), and its threads wait on
+  // nothing.
+  void drop_lapsed_process(const std::string& process);
+  // A key that no attempt is in flight on (taken over included) and no thread waits on needs no
+  // record: a later wait on it waits on the next attempt to begin, whatever its number. So a
+  // number is not reused while anything refers to it. (An attempt of a killed process stays taken
+  // over: the Redis store cannot tell it from a paused one, whose `lease_lost` ends it.)
   void drop_idle_keys();
 
   // The key's record, made when there is none.
   Key& key_record(const std::string& name, const EntryId& id);
   // `me` begins the key's next attempt, whose number is returned. An owner recorded still (its
-  // claim was lost, and taken over) is no longer one: its attempt is over.
+  // claim was lost) is no longer one: its attempt is taken over.
   std::uint64_t begin_attempt(const Thread& me, const std::string& name, const EntryId& id);
-  // `me`'s attempt on the key is over; false when `me` owns none there (it was taken over, or `me`
-  // was dropped).
+  // `me`'s attempt on the key (in flight, or taken over) is over; false when `me` owns none there
+  // (its key was dropped meanwhile).
   bool end_attempt(const Thread& me, const std::string& name);
   // `me` waits on the key's attempt, and the wait is returned; unless following the waits from
-  // that attempt's owner leads back to `me`: then nothing changes, and `cycle` describes it.
+  // that attempt's owner leads back to `me`: then nothing changes, and `cycle` describes it. The
+  // attempt is the model's (model_wait_cycle.cpp, attempt_for_new_wait): the latest in flight of
+  // `me`'s process, else the latest in flight (taken over included), else the next to begin.
   std::optional<Wait> wait_unless_cycle(const Thread& me, const std::string& name, const EntryId& id, std::string& cycle);
-  // Whether attempt `attempt` of the key has begun (ended included).
-  bool attempt_begun(const std::string& name, std::uint64_t attempt) const;
-  // Whether attempt `attempt` of the key has ended (its owner dropped out included); false while it
-  // is in flight or has not begun.
-  bool attempt_over(const std::string& name, std::uint64_t attempt) const;
+  // The thread that `waiter`, waiting with `wait`, waits for now, or null: the owner of the attempt
+  // waited on while it is not over; when it was taken over and `waiter` is of another process,
+  // the owner of the latest attempt on the key, if that is of a third process (the model's
+  // reading, model_wait_cycle.cpp, waited_now).
+  const Thread* waited_for(const Thread& waiter, const Wait& wait) const;
+  // The owner of attempt `attempt` of the key while it is the one in flight (not taken over).
+  const Thread* current_owner(const std::string& name, std::uint64_t attempt) const;
+  // The attempt of the key that a new wait of `me` would wait on (wait_unless_cycle). A waiter
+  // whose wait is on another waits anew: the one it waited on ended, or a later one began.
+  std::uint64_t attempt_to_wait_on(const Thread& me, const std::string& name) const;
 };
 
 std::string thread_text(const WaitsRecord::Thread& thread);

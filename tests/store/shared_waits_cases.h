@@ -114,8 +114,9 @@ TYPED_TEST_P(WaitsAcrossProcesses, AKilledProcesssAttemptsAndWaitsLeaveTheGraph)
   ::kill(other, SIGKILL);
   EXPECT_EQ(testing::wait_for(other), "signal 9");
   std::this_thread::sleep_for(TypeParam::kDeathSeenAfter);
-  // Dead: its attempt on k0 is over and its wait is gone, so this wait closes nothing. It waits
-  // on the next attempt on k0, and ends as soon as the claim is this thread's.
+  // Dead: its wait is gone, and its attempt on k0 is over (the directory store) or taken over (the
+  // Redis store, which cannot tell death from a pause), so this wait closes nothing. It ends as
+  // soon as the claim is this thread's.
   EXPECT_FALSE(waits.wait_unless_cycle(kFirst, kNoReport).has_value());
   int tries = 0;
   waits.await_waited_attempt([&] { return ++tries == 3; });

@@ -106,8 +106,9 @@ bool RedisWaits::change_graph_in_a_turn(const Change& change, const Report& repo
   RedisFifoLock::Held held = lock_.lock();
   WaitsRecord graph = WaitsRecord::parse(command({"GET", graph_key_}).text, graph_key_);
   const std::vector<std::string> dead = dead_processes(graph);
-  // Died (or paused past its lease): its attempts are over, and its threads wait on nothing.
-  for (const std::string& process : dead) graph.drop_process(process);
+  // Died, or paused past its lease: its threads wait on nothing, and its attempts are taken over
+  // (the model holds a paused owner's in flight until its lease_lost).
+  for (const std::string& process : dead) graph.drop_lapsed_process(process);
   if (change(graph) || !dead.empty()) {
     graph.drop_idle_keys();
     if (!held.set_if_held(graph_key_, graph.text())) return false;
@@ -143,10 +144,10 @@ void RedisWaits::attempt_ended(const EntryId& id, const Report& report) {
   change_graph([&](WaitsRecord& graph) { return graph.end_attempt(this_process_.me(), entry_name(id)); }, report);
 }
 
-// Polls the graph until the attempt waited on is over: ended, its owner dead (or paused past its
-// lease), or this thread's wait dropped. A lease is not an OFD lock: its holder may lose it while
-// its attempt runs on (paused, or not renewed), so `claimed` is tried at each poll, not only
-// before the attempt begins.
+// Polls the graph until this thread would wait on another attempt (the one waited on ended, or a
+// later one began), its owner is dead (or paused past its lease), or this thread's wait was
+// dropped. A lease is not an OFD lock: its holder may lose it while its attempt runs on (paused,
+// or not renewed), so `claimed` is tried at each poll, not only before the attempt begins.
 void RedisWaits::await_waited_attempt(const std::function<bool()>& claimed) {
   std::optional<ProcessWaits::Waited> waited;
   WaitsRecord::Thread me;
@@ -158,11 +159,12 @@ void RedisWaits::await_waited_attempt(const std::function<bool()>& claimed) {
   for (auto pause = std::chrono::microseconds(50);; pause = std::min<std::chrono::microseconds>(2 * pause, kLongestPause)) {
     if (waited) {
       const WaitsRecord graph = WaitsRecord::parse(store_.run({"GET", graph_key_}).text, graph_key_);
-      if (!graph.waits.contains(me) || graph.attempt_over(waited->entry, waited->attempt)) return;
-      if (graph.attempt_begun(waited->entry, waited->attempt)) {
-        const auto& owner = graph.keys.at(waited->entry).owner;
+      if (!graph.waits.contains(me) || graph.attempt_to_wait_on(me, waited->entry) != waited->attempt) return;
+      // A dead owner is dropped (its attempt taken over) by the next change; meanwhile this thread
+      // waits anew. An attempt taken over is waited on until its owner ends it, a later one begins,
+      // or the claim is had.
+      if (const WaitsRecord::Thread* owner = graph.current_owner(waited->entry, waited->attempt))
         if (store_.run({"EXISTS", live_key_of(owner->process)}).integer == 0) return;
-      }
     }
     if (claimed()) return;
     std::this_thread::sleep_for(pause);

@@ -10,14 +10,14 @@
 //                            only while the lock is still this process's
 //   NS:waits:live:<process>  set, with a lease, by the keeper of each process that uses the
 //                            graph: a process whose key ran out died (or was paused past the
-//                            lease: it is then dropped as if dead), and its records are dropped
-//                            by the next change
+//                            lease: it is then dropped as if dead), and its waits are dropped by
+//                            the next change, its attempts taken over (waits_record.h)
 // A waiter polls the graph (and its owner's liveness) until the attempt it waits on ends.
 //
 // What the lease gives up: a holder of the lock paused (SIGSTOP) past its lease between its write
 // and its report reports out of the graph's order. A paused process whose records were dropped
-// finds its waits over and its attempts gone when it goes on (docs/store.md); a change it was
-// making when paused, its write refused, is made again on a new turn.
+// finds its waits over and its attempts taken over when it goes on (docs/store.md); a change it
+// was making when paused, its write refused, is made again on a new turn.
 // One process: a RedisStore is not carried across fork (its connection would be shared).
 #pragma once
 
