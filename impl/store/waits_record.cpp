@@ -11,15 +11,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::uint64_t attempt_to_wait_on(const WaitsRecord::Key& key, const WaitsRecord::Thread& me) {
-  if (key.owner && key.owner->process == me.process) return key.begun;
-  for (auto it = key.taken_over.rbegin(); it != key.taken_over.rend(); ++it)
-    if (it->second.process == me.process) return it->first;
-  if (key.owner) return key.begun;
-  if (!key.taken_over.empty()) return key.taken_over.rbegin()->first;
-  return key.begun + 1;
-}
-
 Json to_json(const WaitsRecord::Thread& thread) { return Json{{"process", thread.process}, {"thread", thread.thread}}; }
 
 WaitsRecord::Thread thread_of(const Json& json) {
@@ -87,20 +78,20 @@ std::set<std::string> WaitsRecord::processes() const {
 }
 
 void WaitsRecord::drop_process(const std::string& process) {
-  std::erase_if(waits, [&](const auto& entry) { return entry.first.process == process; });
-  for (auto& [name, key] : keys) {
-    if (key.owner && key.owner->process == process) key.owner.reset();
+  drop_lapsed_process(process);
+  for (auto& [name, key] : keys)
     std::erase_if(key.taken_over, [&](const auto& attempt) { return attempt.second.process == process; });
-  }
 }
 
-void WaitsRecord::drop_lapsed_process(const std::string& process) {
-  std::erase_if(waits, [&](const auto& entry) { return entry.first.process == process; });
+bool WaitsRecord::drop_lapsed_process(const std::string& process) {
+  bool changed = std::erase_if(waits, [&](const auto& entry) { return entry.first.process == process; }) > 0;
   for (auto& [name, key] : keys)
     if (key.owner && key.owner->process == process) {
       key.taken_over[key.begun] = *key.owner;
       key.owner.reset();
+      changed = true;
     }
+  return changed;
 }
 
 void WaitsRecord::drop_idle_keys() {
@@ -149,7 +140,8 @@ const WaitsRecord::Thread* WaitsRecord::waited_for(const Thread& waiter, const W
 
 std::optional<WaitsRecord::Wait> WaitsRecord::wait_unless_cycle(const Thread& me, const std::string& name,
                                                                  const EntryId& id, std::string& cycle) {
-  const Wait wait{.key = name, .attempt = safetune::attempt_to_wait_on(key_record(name, id), me)};
+  key_record(name, id);
+  const Wait wait{.key = name, .attempt = attempt_to_wait_on(me, name)};
   // Each step moves to another waiting thread. A cycle that does not pass through `me` (one the
   // model excuses, through a takeover) is not this wait's: more steps than waits end the walk.
   std::string path = thread_text(me) + " would wait on";
@@ -182,7 +174,14 @@ const WaitsRecord::Thread* WaitsRecord::current_owner(const std::string& name, s
 
 std::uint64_t WaitsRecord::attempt_to_wait_on(const Thread& me, const std::string& name) const {
   const auto it = keys.find(name);
-  return it == keys.end() ? 1 : safetune::attempt_to_wait_on(it->second, me);
+  if (it == keys.end()) return 1;  // none has begun, or none is referred to: the next to begin
+  const Key& key = it->second;
+  if (key.owner && key.owner->process == me.process) return key.begun;
+  for (auto taken = key.taken_over.rbegin(); taken != key.taken_over.rend(); ++taken)
+    if (taken->second.process == me.process) return taken->first;
+  if (key.owner) return key.begun;
+  if (!key.taken_over.empty()) return key.taken_over.rbegin()->first;
+  return key.begun + 1;
 }
 
 WaitsRecord::Thread ProcessWaits::me() const {

@@ -32,7 +32,7 @@ struct WaitsRecord {
     std::string key;
     std::uint64_t begun = 0;      // attempts begun, so the one in flight is number `begun`
     std::optional<Thread> owner;  // the owner of the attempt in flight, if one is
-    // Earlier attempts taken over, by number, whose owners have not ended them (see above).
+    // Earlier attempts taken over, by number, whose owners have not ended them (see the top).
     std::map<std::uint64_t, Thread> taken_over;
   };
   struct Wait {
@@ -53,8 +53,8 @@ struct WaitsRecord {
   void drop_process(const std::string& process);
   // A process whose liveness ran out (the Redis store): it died, or it was paused past its lease
   // and goes on. Its attempts are taken over (their claims ran out), and its threads wait on
-  // nothing.
-  void drop_lapsed_process(const std::string& process);
+  // nothing. True when that changed the record.
+  bool drop_lapsed_process(const std::string& process);
   // A key that no attempt is in flight on (taken over included) and no thread waits on needs no
   // record: a later wait on it waits on the next attempt to begin, whatever its number. So a
   // number is not reused while anything refers to it. (An attempt of a killed process stays taken

@@ -79,12 +79,25 @@ struct Launched {
   std::optional<Config> waiter;
 };
 
-// Another process holds the entry's claim while this process's owner waits for it, and the
-// waiter waits on the owner's attempt (before its tune_begin); then that process lets the claim
-// go and exits, and the owner takes it and tunes. `observer` sees every event and passes it on to
-// `events`, which passes it on to `recorder`.
-Launched run_owner_and_early_waiter(FakeKernel& kernel, const ConfigSpace& space, TraceRecorder& recorder,
-                                    const testing::EventCounter& events, Observer& observer) {
+// This process of an owner and a waiter: its kernel, space and recorder, and a counter of its
+// events in front of the recorder.
+struct OwnerAndEarlyWaiter {
+  OwnerAndEarlyWaiter()
+      : kernel({{"B=0", 5}, {"B=1", 1}}), space(ConfigSpace::parse("B=0;B=1")),
+        recorder(testing::header_for(kernel, space)), events(&recorder) {}
+  // Another process holds the entry's claim while this process's owner waits for it, and the
+  // waiter waits on the owner's attempt (before its tune_begin); then that process lets the claim
+  // go and exits, and the owner takes it and tunes. `observer` sees every event and passes it on
+  // to `events`.
+  Launched run(Observer& observer);
+
+  FakeKernel kernel;
+  const ConfigSpace space;
+  TraceRecorder recorder;
+  testing::EventCounter events;
+};
+
+Launched OwnerAndEarlyWaiter::run(Observer& observer) {
   const posix::TempDirectory store_dir("safetune-waiter");
   ClaimHolder* holder = testing::shared_object<ClaimHolder>();
   const pid_t other = testing::spawn([&] {
@@ -124,24 +137,21 @@ Launched run_owner_and_early_waiter(FakeKernel& kernel, const ConfigSpace& space
 }
 
 TEST(AutotunerStoreWaiter, AWaitThatBeganBeforeTheTuneBeginWaitsAnewOnTheAttemptAndRaisesItsFailure) {
-  FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
-  const ConfigSpace space = ConfigSpace::parse("B=0;B=1");
-  TraceRecorder recorder(testing::header_for(kernel, space));
-  testing::EventCounter events(&recorder);
-  WaitAfterTuneBegin watch(&events);
+  OwnerAndEarlyWaiter process;
+  WaitAfterTuneBegin watch(&process.events);
   std::atomic<int> benches{0};
-  kernel.inside_benchmark = [&](const Invocation&, const Config&) {
+  process.kernel.inside_benchmark = [&](const Invocation&, const Config&) {
     if (benches.fetch_add(1) == 0) {
       EXPECT_TRUE(watch.wait_until_seen()) << "the waiter never waited anew";
     }
     throw std::runtime_error("the attempt fails on every config");
   };
-  const Launched launched = run_owner_and_early_waiter(kernel, space, recorder, events, watch);
+  const Launched launched = process.run(watch);
 
   EXPECT_EQ(launched.owner, std::nullopt);  // its attempt failed: it raises
   EXPECT_EQ(launched.waiter, std::nullopt);  // it waited on that attempt: it raises its failure
   EXPECT_EQ(benches.load(), 2);
-  const model::CheckResult result = model::check(recorder.take());
+  const model::CheckResult result = model::check(process.recorder.take());
   EXPECT_TRUE(result.ok()) << testing::violation_text(result);
 }
 
@@ -184,23 +194,20 @@ class SlowEarlyWaitEnd : public Observer {
 // graph may have dropped it (a process paused past its lease): a wait from the owner's hook that
 // closed a cycle through it would go unseen (R11). So the owner benches only once it has ended.
 TEST(AutotunerStoreWaiter, TheOwnerBenchesOnlyOnceTheWaitsThatBeganBeforeItsTuneBeginHaveEnded) {
-  FakeKernel kernel({{"B=0", 5}, {"B=1", 1}});
-  const ConfigSpace space = ConfigSpace::parse("B=0;B=1");
-  TraceRecorder recorder(testing::header_for(kernel, space));
-  testing::EventCounter events(&recorder);
-  SlowEarlyWaitEnd watch(&events);
+  OwnerAndEarlyWaiter process;
+  SlowEarlyWaitEnd watch(&process.events);
   std::atomic<int> benches{0};
-  kernel.inside_benchmark = [&](const Invocation&, const Config&) {
+  process.kernel.inside_benchmark = [&](const Invocation&, const Config&) {
     if (benches.fetch_add(1) == 0) {
       EXPECT_TRUE(watch.early_waits_ended()) << "the owner benched while the waiter's early wait went on";
     }
   };
-  const Launched launched = run_owner_and_early_waiter(kernel, space, recorder, events, watch);
+  const Launched launched = process.run(watch);
 
   EXPECT_EQ(launched.owner, Config::parse("B=1"));
   EXPECT_EQ(launched.waiter, Config::parse("B=1"));  // it waited anew, on the attempt
   EXPECT_EQ(benches.load(), 2);
-  const model::CheckResult result = model::check(recorder.take());
+  const model::CheckResult result = model::check(process.recorder.take());
   EXPECT_TRUE(result.ok()) << testing::violation_text(result);
 }
 

@@ -103,7 +103,8 @@ TEST(WaitsRecord, ANewWaitWaitsOnTheLatestAttemptInFlightAndOnItsOwnProcesssFirs
 TEST(WaitsRecord, AKeyWithAnAttemptTakenOverIsNoIdleKey) {
   WaitsRecord record;
   record.begin_attempt(kStale, kFirst.key, kFirst);
-  record.drop_lapsed_process(kStale.process);
+  EXPECT_TRUE(record.drop_lapsed_process(kStale.process));
+  EXPECT_FALSE(record.drop_lapsed_process(kStale.process));  // nothing more to drop: no write
   record.drop_idle_keys();
   ASSERT_TRUE(record.keys.contains(kFirst.key));
   EXPECT_TRUE(record.processes().contains(kStale.process));  // so a store sees it die, and drops it

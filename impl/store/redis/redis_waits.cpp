@@ -105,11 +105,12 @@ template <class Change>
 bool RedisWaits::change_graph_in_a_turn(const Change& change, const Report& report) {
   RedisFifoLock::Held held = lock_.lock();
   WaitsRecord graph = WaitsRecord::parse(command({"GET", graph_key_}).text, graph_key_);
-  const std::vector<std::string> dead = dead_processes(graph);
   // Died, or paused past its lease: its threads wait on nothing, and its attempts are taken over
-  // (the model holds a paused owner's in flight until its lease_lost).
-  for (const std::string& process : dead) graph.drop_lapsed_process(process);
-  if (change(graph) || !dead.empty()) {
+  // (the model holds a paused owner's in flight until its lease_lost). A killed owner's stay so:
+  // it is looked up again at each change, and the graph is written only when a drop changed it.
+  bool dropped = false;
+  for (const std::string& process : dead_processes(graph)) dropped = graph.drop_lapsed_process(process) || dropped;
+  if (change(graph) || dropped) {
     graph.drop_idle_keys();
     if (!held.set_if_held(graph_key_, graph.text())) return false;
   }
