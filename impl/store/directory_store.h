@@ -32,7 +32,8 @@
 
 namespace safetune {
 
-class DirectoryStore final : public ResultsStore {
+// Not final: the stress harness derives from it to gate its steps (stress/harness/pause_gate.h).
+class DirectoryStore : public ResultsStore {
  public:
   // Creates DIR (and its quarantine/ and withdrawn/ folders) if needed; StoreError naming the
   // path and the OS's reason when it cannot.

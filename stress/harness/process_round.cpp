@@ -89,7 +89,9 @@ void write_trace_file(const std::string& path, const model::Trace& trace) {
 // The body of worker process `process`; returns its exit status, or is killed (--kill-owners).
 int run_worker(const Generation& run, int process, const KillLine& kills) {
   try {
-    const std::unique_ptr<ResultsStore> store = run.store.open(run.journal);
+    const int pause_at_bench = pause_point(run.options, run.round, process);
+    PauseGate gate;  // declared before the store, which steps through it
+    const std::unique_ptr<ResultsStore> store = run.store.open(run.journal, pause_at_bench > 0 ? &gate : nullptr);
     const ProcessRole role{
         .process = process, .host = host_of(run.options, process), .origin = run.origin, .store = store.get(),
         .kill_at_bench = kill_point_of(run, process),
@@ -97,8 +99,8 @@ int run_worker(const Generation& run, int process, const KillLine& kills) {
           write_trace_file(run.traces.trace_of(process), until_killed);
           kills.ask_to_be_killed(process);
         },
-        .pause_at_bench = pause_point(run.options, run.round, process),
-        .paused = [&] { kills.ask_to_be_paused(process); },
+        .pause_at_bench = pause_at_bench,
+        .paused = [&] { gate.stop_between_steps([&] { kills.ask_to_be_paused(process); }); },
         .stall_at_bench = stall_point(run.options, run.round, process),
         .stall_length = pause_length(run.options)};
     const Program program = program_of(run, process);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "impl/store/redis/redis_store.h"
+#include "stress/harness/pause_gate.h"
 #include "stress/harness/redis_server_process.h"
 
 namespace safetune::stress {
@@ -24,8 +25,11 @@ class OwnServer final : public OwnRedisServer {
 
 std::unique_ptr<OwnRedisServer> start_own_redis_server() { return std::make_unique<OwnServer>(); }
 
-std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds lease) {
-  return std::make_unique<RedisStore>(address, RedisStoreOptions{.lease = lease});
+std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds lease,
+                                               PauseGate* gate) {
+  const RedisStoreOptions options{.lease = lease};
+  if (gate != nullptr) return std::make_unique<PauseGated<RedisStore>>(*gate, address, options);
+  return std::make_unique<RedisStore>(address, options);
 }
 
 void check_redis_server(const RedisAddress& address) { RedisStore(address).run({"PING"}); }

@@ -11,6 +11,8 @@
 
 namespace safetune::stress {
 
+class PauseGate;
+
 bool this_build_has_redis();
 // Why a build without the Redis store cannot use one, for every message that says so.
 inline constexpr const char* kNoRedisInThisBuild = "this build has no Redis store (hiredis was not found when it was configured)";
@@ -28,8 +30,10 @@ class OwnRedisServer {
 std::unique_ptr<OwnRedisServer> start_own_redis_server();
 
 // A worker's connection to the store at `address` (its namespace the round's), its claims leases
-// of `lease`. StoreError naming the address when the server cannot be reached.
-std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds lease);
+// of `lease`, its steps gated by `gate` when there is one (pause_gate.h). StoreError naming the
+// address when the server cannot be reached.
+std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds lease,
+                                               PauseGate* gate);
 
 // StoreError, naming the server and why, unless it answers a PING.
 void check_redis_server(const RedisAddress& address);

@@ -14,7 +14,9 @@ namespace {
 
 bool this_build_has_redis() { return false; }
 std::unique_ptr<OwnRedisServer> start_own_redis_server() { missing(RedisAddress::parse("unix:///redis-server")); }
-std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds) { missing(address); }
+std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds, PauseGate*) {
+  missing(address);
+}
 void check_redis_server(const RedisAddress& address) { missing(address); }
 void delete_redis_space(const RedisAddress& address) { missing(address); }
 

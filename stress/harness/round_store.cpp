@@ -10,6 +10,7 @@
 #include "impl/store/directory_store.h"
 #include "impl/store/redis/redis_address.h"
 #include "stress/cli/options.h"
+#include "stress/harness/pause_gate.h"
 
 namespace safetune::stress {
 namespace {
@@ -89,9 +90,10 @@ void RoundStore::restart_server() {
   if (own_server_) own_server_->kill_and_restart();
 }
 
-std::unique_ptr<ResultsStore> RoundStore::open(const std::optional<std::string>& journal) const {
+std::unique_ptr<ResultsStore> RoundStore::open(const std::optional<std::string>& journal, PauseGate* gate) const {
+  if (directory_ && gate != nullptr) return std::make_unique<PauseGated<DirectoryStore>>(*gate, *directory_, journal);
   if (directory_) return std::make_unique<DirectoryStore>(*directory_, journal);
-  if (redis_) return open_redis_store(RedisAddress::parse(*redis_), lease_);
+  if (redis_) return open_redis_store(RedisAddress::parse(*redis_), lease_, gate);
   return nullptr;
 }
 

@@ -24,6 +24,7 @@
 
 #include "impl/posix/temp_directory.h"
 #include "impl/store/results_store.h"
+#include "stress/harness/pause_gate.h"
 #include "stress/harness/redis_space.h"
 
 namespace safetune::stress {
@@ -55,8 +56,9 @@ class RoundStore {
   // The round's folder, for a directory store (what --damage-store and a power loss act on).
   const std::optional<std::string>& directory() const { return directory_; }
   // A worker's own connection to the store (`journal`: where a directory store records what it
-  // made durable, for --restart's power loss). Null when the run has no store.
-  std::unique_ptr<ResultsStore> open(const std::optional<std::string>& journal) const;
+  // made durable, for --restart's power loss), its steps gated by `gate` when there is one
+  // (--pause-owners, pause_gate.h). Null when the run has no store.
+  std::unique_ptr<ResultsStore> open(const std::optional<std::string>& journal, PauseGate* gate = nullptr) const;
   // --restart-store: SIGKILL the round's own server, and start it again on the same data.
   void restart_server();
 

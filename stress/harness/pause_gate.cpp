@@ -1,0 +1,63 @@
+#include "stress/harness/pause_gate.h"
+
+namespace safetune::stress {
+
+namespace {
+
+// How many steps the calling thread is inside (of its process's one gate).
+thread_local int steps_of_this_thread = 0;
+
+}  // namespace
+
+void PauseGate::enter() {
+  std::unique_lock lock(mutex_);
+  if (steps_of_this_thread == 0) changed_.wait(lock, [&] { return !closed_; });
+  ++in_steps_;
+  ++steps_of_this_thread;
+}
+
+void PauseGate::leave() noexcept {
+  std::lock_guard lock(mutex_);
+  --steps_of_this_thread;
+  if (--in_steps_ == 0) changed_.notify_all();
+}
+
+void PauseGate::stop_between_steps(const std::function<void()>& stop) {
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !closed_; });  // one stop at a time
+    closed_ = true;
+    changed_.wait(lock, [&] { return in_steps_ == 0; });
+  }
+  struct Reopen {
+    PauseGate& gate;
+    ~Reopen() {
+      std::lock_guard lock(gate.mutex_);
+      gate.closed_ = false;
+      gate.changed_.notify_all();
+    }
+  } reopen{*this};
+  stop();
+}
+
+std::optional<std::string> GatedWaits::wait_unless_cycle(const EntryId& id, const Report& report) {
+  GatedStep step(gate_);
+  return waits_.wait_unless_cycle(id, report);
+}
+
+void GatedWaits::wait_ended(const Report& report) {
+  GatedStep step(gate_);
+  waits_.wait_ended(report);
+}
+
+void GatedWaits::attempt_began(const EntryId& id, const Report& report) {
+  GatedStep step(gate_);
+  waits_.attempt_began(id, report);
+}
+
+void GatedWaits::attempt_ended(const EntryId& id, const Report& report) {
+  GatedStep step(gate_);
+  waits_.attempt_ended(id, report);
+}
+
+}  // namespace safetune::stress

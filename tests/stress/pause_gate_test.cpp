@@ -1,0 +1,99 @@
+// The pause gate (stress/harness/pause_gate.h): --pause-owners stops a process between two of its
+// store steps, never inside one, and a step within a step never waits on a stop.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "impl/posix/temp_directory.h"
+#include "impl/store/directory_store.h"
+#include "stress/harness/pause_gate.h"
+
+namespace safetune::stress {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Long enough for a thread that is not held back to run; the tests' outcome does not depend on it,
+// only how surely a broken gate is caught.
+constexpr auto kSettle = 50ms;
+
+// Runs stop_between_steps on its own thread; `stopped` is set while its stop runs, which returns
+// once go_on is set.
+struct StopOnAnotherThread {
+  explicit StopOnAnotherThread(PauseGate& gate)
+      : done(std::async(std::launch::async, [this, &gate] {
+          gate.stop_between_steps([this] {
+            stopped = true;
+            continued.wait();
+          });
+        })) {}
+  std::atomic<bool> stopped{false};
+  std::promise<void> go_on;
+  std::shared_future<void> continued = go_on.get_future().share();
+  std::future<void> done;  // declared last: its thread uses the members above
+};
+
+TEST(PauseGate, AStopWaitsForTheStepInFlight) {
+  PauseGate gate;
+  auto step = std::make_unique<GatedStep>(gate);
+  StopOnAnotherThread stop(gate);
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_FALSE(stop.stopped) << "the process was stopped inside a step";
+  step.reset();
+  while (!stop.stopped) std::this_thread::yield();
+  stop.go_on.set_value();
+  stop.done.get();
+}
+
+TEST(PauseGate, NoStepBeginsWhileAStopIsUnderWay) {
+  PauseGate gate;
+  StopOnAnotherThread stop(gate);
+  while (!stop.stopped) std::this_thread::yield();
+  std::atomic<bool> began{false};
+  auto step = std::async(std::launch::async, [&] {
+    GatedStep inside(gate);
+    began = true;
+  });
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_FALSE(began) << "a step began while the process was stopped";
+  stop.go_on.set_value();
+  stop.done.get();
+  step.get();
+  EXPECT_TRUE(began);
+}
+
+TEST(PauseGate, AStepWithinAStepDoesNotWaitOnAStopAskedFor) {
+  PauseGate gate;
+  auto outer = std::make_unique<GatedStep>(gate);
+  StopOnAnotherThread stop(gate);
+  std::this_thread::sleep_for(kSettle);  // the stop is asked for: the gate is closed to new steps
+  { GatedStep inner(gate); }             // would wait for ever if it waited on the stop
+  EXPECT_FALSE(stop.stopped);
+  outer.reset();
+  while (!stop.stopped) std::this_thread::yield();
+  stop.go_on.set_value();
+  stop.done.get();
+}
+
+// A gated store's view is a step: the stop waits until it is let go.
+TEST(PauseGate, AGatedStoresViewIsAStep) {
+  posix::TempDirectory directory;
+  PauseGate gate;
+  PauseGated<DirectoryStore> store(gate, directory.path());
+  const EntryId id{.kernel = "k", .key = "key", .device = "d"};
+  auto view = store.view(id, ResultsStore::ViewMode::Exclusive);
+  ASSERT_NE(view, nullptr);
+  StopOnAnotherThread stop(gate);
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_FALSE(stop.stopped) << "the process was stopped while it held a view";
+  view.reset();
+  while (!stop.stopped) std::this_thread::yield();
+  stop.go_on.set_value();
+  stop.done.get();
+}
+
+}  // namespace
+}  // namespace safetune::stress
