@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -251,10 +252,29 @@ TYPED_TEST_P(AutotunerStoreViews, AnInvalidateWhileTheOwnerIsAtTheStoreLeavesThe
   EXPECT_EQ(rig.events.count(model::EventKind::Bench), 0);
 }
 
+// A holder killed (SIGKILL) while it holds a view holds no one back for long: its view goes with
+// its process on a directory store (an OFD lock), and runs out unrenewed on Redis.
+TYPED_TEST_P(AutotunerStoreViews, AKilledHoldersViewGoesWithItsProcess) {
+  TunerRig<TypeParam> rig;
+  const pid_t holder = rig.spawn_view_holder(ViewMode::Exclusive);
+  rig.holder->take.store(1);
+  rig.holder->wait_until_held();
+  ExclusiveRequest exclusive(*rig.store);
+  std::this_thread::sleep_for(kPause);
+  EXPECT_FALSE(exclusive.granted()) << "granted while its holder lived";
+  const auto killed_at = std::chrono::steady_clock::now();
+  ::kill(holder, SIGKILL);
+  EXPECT_EQ(testing::wait_for(holder), "signal 9");
+  EXPECT_TRUE(exclusive.join());  // never granted: the test hangs here
+  // The store's bound, with room for a loaded machine (a correctness bound, not a timing).
+  EXPECT_LE(std::chrono::steady_clock::now() - killed_at, TypeParam::kDeathSeenAfter + std::chrono::seconds(2));
+}
+
 REGISTER_TYPED_TEST_SUITE_P(StoreViews, SharedViewsCoexistAndAnExclusiveOneWaitsThemOut,
                             AViewAndTheClaimDoNotExcludeEachOther, ALiveHolderKeepsItsViewPastItsLease);
 REGISTER_TYPED_TEST_SUITE_P(AutotunerStoreViews, AnInvalidateWaitsOutAReadInAnotherProcess,
                             APublicationWaitsOutAnInvalidateInAnotherProcess,
-                            AnInvalidateWhileTheOwnerIsAtTheStoreLeavesTheKeyCold);
+                            AnInvalidateWhileTheOwnerIsAtTheStoreLeavesTheKeyCold,
+                            AKilledHoldersViewGoesWithItsProcess);
 
 }  // namespace safetune::store_cases
