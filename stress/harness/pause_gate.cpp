@@ -40,24 +40,4 @@ void PauseGate::stop_between_steps(const std::function<void()>& stop) {
   stop();
 }
 
-std::optional<std::string> GatedWaits::wait_unless_cycle(const EntryId& id, const Report& report) {
-  GatedStep step(gate_);
-  return waits_.wait_unless_cycle(id, report);
-}
-
-void GatedWaits::wait_ended(const Report& report) {
-  GatedStep step(gate_);
-  waits_.wait_ended(report);
-}
-
-void GatedWaits::attempt_began(const EntryId& id, const Report& report) {
-  GatedStep step(gate_);
-  waits_.attempt_began(id, report);
-}
-
-void GatedWaits::attempt_ended(const EntryId& id, const Report& report) {
-  GatedStep step(gate_);
-  waits_.attempt_ended(id, report);
-}
-
 }  // namespace safetune::stress

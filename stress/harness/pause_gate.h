@@ -1,29 +1,34 @@
 // --pause-owners stops a worker process (SIGSTOP) between two of its store steps, never inside one.
 //
-// Why: the reference makes each store step and records it as one step under the entry's view
+// Why: the reference makes each store step and records it under the entry's view
 // (ResultsStore::view): a read and its load, a publication and its tune_end, a withdrawal and its
-// invalidate; and each change to the store's graph of waits with its report, under that graph's
-// lock (SharedWaits). On a Redis server both are leases. A process stopped inside such a step past
-// the lease loses it, and another process's step can then fall between the effect and its record:
-// the store was right, but the trace places the effect late. An invalidator stopped between its
+// invalidate. On a Redis server a view is a lease. A process stopped inside such a step past the
+// lease loses its view, and another process's step can then fall between the effect and its
+// record: the store was right, but the trace places the effect late. An invalidator stopped between its
 // withdrawal and its record, for one, lets another process tune the key before the trace shows the
 // invalidate, and the run reads as a duplicate tuning (R3; docs/store.md, "Paused owners with
 // nested tuning, again"). No recorder that takes t_ns in the process can place a record exactly
-// across such a stop, so the harness stops a process where none of its threads is inside a step,
-// as a garbage collector stops threads at safepoints. What --pause-owners is for is untouched: the
-// owner is stopped in its attempt, past its claim's lease (the fencing case), and an attempt is no
-// step (it holds no view and no lock of the graph).
+// across such a stop, so the harness stops a process where none of its threads holds a view, as a
+// garbage collector stops threads at safepoints. What --pause-owners is for is untouched: the
+// owner is stopped in its attempt, past its claim's lease (the fencing case), and an attempt holds
+// no view.
 //
-// Must stay true: the thread that stops its process is inside no step (it stops at a bench), and
-// a step waits for nothing that thread holds, so the steps in flight end and the stop comes.
+// Not gated: a change to the store's graph of waits and its report, made under that graph's lock
+// (SharedWaits), also a lease. The autotuner makes some of them under a key's lock (tune_begin), and
+// a thread held at the gate with that lock would hold back a view's holder that needs it, which the
+// stop waits for: a deadlock (a run of the full mix found it). A view is never asked for under a
+// lock of the process (impl/autotuner.h, invalidate()), so a thread held at the gate holds back no
+// one. What a stop between such a change and its report leaves is in docs/store.md.
+//
+// Must stay true: the thread that stops its process holds no view (it stops at a bench), and a
+// view's holder waits only for the process's short locks, whose holders never wait at the gate,
+// so the views held end and the stop comes.
 #pragma once
 
 #include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <string>
 #include <utility>
 
 #include "impl/store/results_store.h"
@@ -70,25 +75,9 @@ class GatedView final : public StoreView {
   std::unique_ptr<StoreView> view_;  // may be null (a store that offers none)
 };
 
-// A store's graph of waits whose changes are steps of the gate's. await_waited_attempt is none:
-// it waits for another thread's attempt, which may be the stopping thread's own.
-class GatedWaits final : public SharedWaits {
- public:
-  GatedWaits(PauseGate& gate, SharedWaits& waits) : gate_(gate), waits_(waits) {}
-  std::optional<std::string> wait_unless_cycle(const EntryId& id, const Report& report) override;
-  void wait_ended(const Report& report) override;
-  void attempt_began(const EntryId& id, const Report& report) override;
-  void attempt_ended(const EntryId& id, const Report& report) override;
-  void await_waited_attempt(const std::function<bool()>& claimed) override { waits_.await_waited_attempt(claimed); }
-
- private:
-  PauseGate& gate_;
-  SharedWaits& waits_;
-};
-
-// A stress worker's store (a DirectoryStore, a RedisStore) whose views and changes to its graph of
-// waits are steps of `gate`'s. Derived, not wrapped: a broken store subject finds the run's store
-// by its class (store_subject.h).
+// A stress worker's store (a DirectoryStore, a RedisStore) whose views are steps of `gate`'s.
+// Derived, not wrapped: a broken store subject finds the run's store by its class
+// (store_subject.h).
 template <class Store>
 class PauseGated final : public Store {
  public:
@@ -101,17 +90,9 @@ class PauseGated final : public Store {
     auto step = std::make_unique<GatedStep>(gate_);
     return std::make_unique<GatedView>(std::move(step), Store::view(id, mode));
   }
-  SharedWaits* waits() override {
-    SharedWaits* waits = Store::waits();
-    if (waits == nullptr) return nullptr;
-    std::call_once(waits_made_, [&] { waits_.emplace(gate_, *waits); });
-    return &*waits_;
-  }
 
  private:
   PauseGate& gate_;
-  std::once_flag waits_made_;
-  std::optional<GatedWaits> waits_;
 };
 
 }  // namespace safetune::stress

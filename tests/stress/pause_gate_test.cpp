@@ -30,6 +30,12 @@ struct StopOnAnotherThread {
             continued.wait();
           });
         })) {}
+  // Waits until the stop runs, then lets it return, and waits for stop_between_steps to end.
+  void continue_once_stopped() {
+    while (!stopped) std::this_thread::yield();
+    go_on.set_value();
+    done.get();
+  }
   std::atomic<bool> stopped{false};
   std::promise<void> go_on;
   std::shared_future<void> continued = go_on.get_future().share();
@@ -43,9 +49,7 @@ TEST(PauseGate, AStopWaitsForTheStepInFlight) {
   std::this_thread::sleep_for(kSettle);
   EXPECT_FALSE(stop.stopped) << "the process was stopped inside a step";
   step.reset();
-  while (!stop.stopped) std::this_thread::yield();
-  stop.go_on.set_value();
-  stop.done.get();
+  stop.continue_once_stopped();
 }
 
 TEST(PauseGate, NoStepBeginsWhileAStopIsUnderWay) {
@@ -59,8 +63,7 @@ TEST(PauseGate, NoStepBeginsWhileAStopIsUnderWay) {
   });
   std::this_thread::sleep_for(kSettle);
   EXPECT_FALSE(began) << "a step began while the process was stopped";
-  stop.go_on.set_value();
-  stop.done.get();
+  stop.continue_once_stopped();
   step.get();
   EXPECT_TRUE(began);
 }
@@ -73,9 +76,7 @@ TEST(PauseGate, AStepWithinAStepDoesNotWaitOnAStopAskedFor) {
   { GatedStep inner(gate); }             // would wait for ever if it waited on the stop
   EXPECT_FALSE(stop.stopped);
   outer.reset();
-  while (!stop.stopped) std::this_thread::yield();
-  stop.go_on.set_value();
-  stop.done.get();
+  stop.continue_once_stopped();
 }
 
 // A gated store's view is a step: the stop waits until it is let go.
@@ -90,9 +91,7 @@ TEST(PauseGate, AGatedStoresViewIsAStep) {
   std::this_thread::sleep_for(kSettle);
   EXPECT_FALSE(stop.stopped) << "the process was stopped while it held a view";
   view.reset();
-  while (!stop.stopped) std::this_thread::yield();
-  stop.go_on.set_value();
-  stop.done.get();
+  stop.continue_once_stopped();
 }
 
 }  // namespace
