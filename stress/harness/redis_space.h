@@ -30,7 +30,7 @@ class OwnRedisServer {
 std::unique_ptr<OwnRedisServer> start_own_redis_server();
 
 // A worker's connection to the store at `address` (its namespace the round's), its claims leases
-// of `lease`, its steps gated by `gate` when there is one (pause_gate.h). StoreError naming the
+// of `lease`, its views gated by `gate` when there is one (pause_gate.h). StoreError naming the
 // address when the server cannot be reached.
 std::unique_ptr<ResultsStore> open_redis_store(const RedisAddress& address, std::chrono::milliseconds lease,
                                                PauseGate* gate);

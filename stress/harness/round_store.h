@@ -56,7 +56,7 @@ class RoundStore {
   // The round's folder, for a directory store (what --damage-store and a power loss act on).
   const std::optional<std::string>& directory() const { return directory_; }
   // A worker's own connection to the store (`journal`: where a directory store records what it
-  // made durable, for --restart's power loss), its steps gated by `gate` when there is one
+  // made durable, for --restart's power loss), its views gated by `gate` when there is one
   // (--pause-owners, pause_gate.h). Null when the run has no store.
   std::unique_ptr<ResultsStore> open(const std::optional<std::string>& journal, PauseGate* gate = nullptr) const;
   // --restart-store: SIGKILL the round's own server, and start it again on the same data.

@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <optional>
 #include <string>
 #include <thread>
