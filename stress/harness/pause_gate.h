@@ -69,14 +69,16 @@ class GatedStep {
   PauseGate& gate_;
 };
 
-// A store's view, held as one step of the gate's: it is let go before the step ends.
+// A store's view, held as one step of the gate's: the step is entered before the view is asked
+// for (`ask`), so that a stop never falls between its grant and its step, and ends after the view
+// is let go. A throwing `ask` leaves the step (its member is built by then).
 class GatedView final : public StoreView {
  public:
-  GatedView(std::unique_ptr<GatedStep> step, std::unique_ptr<StoreView> view)
-      : step_(std::move(step)), view_(std::move(view)) {}
+  GatedView(PauseGate& gate, const std::function<std::unique_ptr<StoreView>()>& ask)
+      : step_(gate), view_(ask()) {}
 
  private:
-  std::unique_ptr<GatedStep> step_;  // declared first: ends after the view is let go
+  GatedStep step_;                   // declared first: entered first, left last
   std::unique_ptr<StoreView> view_;  // may be null (a store that offers none)
 };
 
@@ -91,9 +93,7 @@ class PauseGated final : public Store {
       : Store(std::forward<StoreArguments>(arguments)...), gate_(gate) {}
 
   std::unique_ptr<StoreView> view(const EntryId& id, ResultsStore::ViewMode mode) override {
-    // Entered before the view is asked for: a stop never falls between its grant and its step.
-    auto step = std::make_unique<GatedStep>(gate_);
-    return std::make_unique<GatedView>(std::move(step), Store::view(id, mode));
+    return std::make_unique<GatedView>(gate_, [&] { return Store::view(id, mode); });
   }
 
  private:

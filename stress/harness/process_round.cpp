@@ -22,6 +22,7 @@
 #include "model/trace_reader.h"
 #include "model/trace_writer.h"
 #include "stress/harness/owner_kills.h"
+#include "stress/harness/pause_gate.h"
 #include "stress/harness/power_loss.h"
 #include "stress/harness/program.h"
 #include "stress/harness/round_progress.h"

@@ -24,10 +24,11 @@
 
 #include "impl/posix/temp_directory.h"
 #include "impl/store/results_store.h"
-#include "stress/harness/pause_gate.h"
 #include "stress/harness/redis_space.h"
 
 namespace safetune::stress {
+
+class PauseGate;  // pause_gate.h
 
 struct StressOptions;
 
