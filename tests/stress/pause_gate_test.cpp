@@ -9,7 +9,9 @@
 
 #include "impl/posix/temp_directory.h"
 #include "impl/store/directory_store.h"
+#include "stress/cli/options.h"
 #include "stress/harness/pause_gate.h"
+#include "stress/harness/round_store.h"
 
 namespace safetune::stress {
 namespace {
@@ -90,6 +92,25 @@ TEST(PauseGate, AGatedStoresViewIsAStep) {
   StopOnAnotherThread stop(gate);
   std::this_thread::sleep_for(kSettle);
   EXPECT_FALSE(stop.stopped) << "the process was stopped while it held a view";
+  view.reset();
+  stop.continue_once_stopped();
+}
+
+// What a --pause-owners worker opens (process_round.cpp): the round's store, handed the worker's
+// gate. Its views must be steps too, or the gate shields nothing in a run.
+TEST(PauseGate, TheRoundsStoreOpenedWithTheGateGatesItsViews) {
+  posix::TempDirectory directory;
+  StressOptions options;
+  options.store = directory.path();
+  const RoundStore round(options, 1);
+  PauseGate gate;
+  const std::unique_ptr<ResultsStore> store = round.open(std::nullopt, &gate);
+  ASSERT_NE(store, nullptr);
+  auto view = store->view(EntryId{.kernel = "k", .key = "key", .device = "d"}, ResultsStore::ViewMode::Exclusive);
+  ASSERT_NE(view, nullptr);
+  StopOnAnotherThread stop(gate);
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_FALSE(stop.stopped) << "the round's store let the process stop while it held a view";
   view.reset();
   stop.continue_once_stopped();
 }
