@@ -9,9 +9,13 @@
 #include <string>
 
 #include "impl/store/redis/redis_connection.h"
+#include "stress/cli/options.h"
+#include "stress/harness/pause_gate.h"
+#include "stress/harness/round_store.h"
 #include "tests/store/redis_server.h"
 #include "tests/store/stress_json.h"
 #include "tests/stress/run_binary.h"
+#include "tests/stress/stop_on_another_thread.h"
 
 namespace safetune::stress {
 namespace {
@@ -125,6 +129,26 @@ TEST(StressRedis, PausedOwnersAreFencedOffAndTheirAttemptsEndAsLeaseLost) {
 // its heartbeat keeps the lease, so no one takes over and nothing is lost, and the trace says so
 // (live_owners: a lease lost would then be R2). A stall is sure to strike: with --stall-owners 1
 // every process that owns an attempt stalls at a bench of its first, and the run lasts it.
+// What a --pause-owners worker opens on Redis (process_round.cpp): the round's store, handed the
+// worker's gate. Its views (leases on the server) must be steps of the gate's, or a stop can fall
+// inside one (stress/harness/pause_gate.h).
+TEST(StressRedis, TheRoundsStoreOpenedWithThePauseGateGatesItsViews) {
+  RedisServer server;
+  StressOptions options;
+  options.store = server.address();
+  const RoundStore round(options, 1);
+  PauseGate gate;
+  const std::unique_ptr<ResultsStore> store = round.open(std::nullopt, &gate);
+  ASSERT_NE(store, nullptr);
+  auto view = store->view(EntryId{.kernel = "k", .key = "key", .device = "d"}, ResultsStore::ViewMode::Exclusive);
+  ASSERT_NE(view, nullptr);
+  testing::StopOnAnotherThread stop(gate);
+  std::this_thread::sleep_for(testing::kSettle);
+  EXPECT_FALSE(stop.stopped) << "the round's Redis store let the process stop while it held a view";
+  view.reset();
+  stop.continue_once_stopped();
+}
+
 TEST(StressRedis, StalledOwnersKeepTheirLeaseThroughASlowBenchmark) {
   RedisServer server;
   const std::string trace = testing::temp_path("stalled.jsonl");

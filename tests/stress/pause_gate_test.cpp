@@ -12,37 +12,13 @@
 #include "stress/cli/options.h"
 #include "stress/harness/pause_gate.h"
 #include "stress/harness/round_store.h"
+#include "tests/stress/stop_on_another_thread.h"
 
 namespace safetune::stress {
 namespace {
 
-using namespace std::chrono_literals;
-
-// Long enough for a thread that is not held back to run; the tests' outcome does not depend on it,
-// only how surely a broken gate is caught.
-constexpr auto kSettle = 50ms;
-
-// Runs stop_between_steps on its own thread; `stopped` is set while its stop runs, which returns
-// once go_on is set.
-struct StopOnAnotherThread {
-  explicit StopOnAnotherThread(PauseGate& gate)
-      : done(std::async(std::launch::async, [this, &gate] {
-          gate.stop_between_steps([this] {
-            stopped = true;
-            continued.wait();
-          });
-        })) {}
-  // Waits until the stop runs, then lets it return, and waits for stop_between_steps to end.
-  void continue_once_stopped() {
-    while (!stopped) std::this_thread::yield();
-    go_on.set_value();
-    done.get();
-  }
-  std::atomic<bool> stopped{false};
-  std::promise<void> go_on;
-  std::shared_future<void> continued = go_on.get_future().share();
-  std::future<void> done;  // declared last: its thread uses the members above
-};
+using testing::kSettle;
+using testing::StopOnAnotherThread;
 
 TEST(PauseGate, AStopWaitsForTheStepInFlight) {
   PauseGate gate;
