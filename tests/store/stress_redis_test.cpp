@@ -9,9 +9,6 @@
 #include <string>
 
 #include "impl/store/redis/redis_connection.h"
-#include "stress/cli/options.h"
-#include "stress/harness/pause_gate.h"
-#include "stress/harness/round_store.h"
 #include "tests/store/redis_server.h"
 #include "tests/store/stress_json.h"
 #include "tests/stress/run_binary.h"
@@ -134,19 +131,8 @@ TEST(StressRedis, PausedOwnersAreFencedOffAndTheirAttemptsEndAsLeaseLost) {
 // inside one (stress/harness/pause_gate.h).
 TEST(StressRedis, TheRoundsStoreOpenedWithThePauseGateGatesItsViews) {
   RedisServer server;
-  StressOptions options;
-  options.store = server.address();
-  const RoundStore round(options, 1);
-  PauseGate gate;
-  const std::unique_ptr<ResultsStore> store = round.open(std::nullopt, &gate);
-  ASSERT_NE(store, nullptr);
-  auto view = store->view(EntryId{.kernel = "k", .key = "key", .device = "d"}, ResultsStore::ViewMode::Exclusive);
-  ASSERT_NE(view, nullptr);
-  testing::StopOnAnotherThread stop(gate);
-  std::this_thread::sleep_for(testing::kSettle);
-  EXPECT_FALSE(stop.stopped) << "the round's Redis store let the process stop while it held a view";
-  view.reset();
-  stop.continue_once_stopped();
+  EXPECT_FALSE(testing::rounds_gated_store_stops_inside_a_view(server.address()))
+      << "the round's Redis store let the process stop while it held a view";
 }
 
 TEST(StressRedis, StalledOwnersKeepTheirLeaseThroughASlowBenchmark) {

@@ -9,9 +9,7 @@
 
 #include "impl/posix/temp_directory.h"
 #include "impl/store/directory_store.h"
-#include "stress/cli/options.h"
 #include "stress/harness/pause_gate.h"
-#include "stress/harness/round_store.h"
 #include "tests/stress/stop_on_another_thread.h"
 
 namespace safetune::stress {
@@ -19,6 +17,7 @@ namespace {
 
 using testing::kSettle;
 using testing::StopOnAnotherThread;
+using testing::stops_inside_a_view;
 
 TEST(PauseGate, AStopWaitsForTheStepInFlight) {
   PauseGate gate;
@@ -62,33 +61,15 @@ TEST(PauseGate, AGatedStoresViewIsAStep) {
   posix::TempDirectory directory;
   PauseGate gate;
   PauseGated<DirectoryStore> store(gate, directory.path());
-  const EntryId id{.kernel = "k", .key = "key", .device = "d"};
-  auto view = store.view(id, ResultsStore::ViewMode::Exclusive);
-  ASSERT_NE(view, nullptr);
-  StopOnAnotherThread stop(gate);
-  std::this_thread::sleep_for(kSettle);
-  EXPECT_FALSE(stop.stopped) << "the process was stopped while it held a view";
-  view.reset();
-  stop.continue_once_stopped();
+  EXPECT_FALSE(stops_inside_a_view(store, gate)) << "the process was stopped while it held a view";
 }
 
 // What a --pause-owners worker opens (process_round.cpp): the round's store, handed the worker's
 // gate. Its views must be steps too, or the gate shields nothing in a run.
 TEST(PauseGate, TheRoundsStoreOpenedWithTheGateGatesItsViews) {
   posix::TempDirectory directory;
-  StressOptions options;
-  options.store = directory.path();
-  const RoundStore round(options, 1);
-  PauseGate gate;
-  const std::unique_ptr<ResultsStore> store = round.open(std::nullopt, &gate);
-  ASSERT_NE(store, nullptr);
-  auto view = store->view(EntryId{.kernel = "k", .key = "key", .device = "d"}, ResultsStore::ViewMode::Exclusive);
-  ASSERT_NE(view, nullptr);
-  StopOnAnotherThread stop(gate);
-  std::this_thread::sleep_for(kSettle);
-  EXPECT_FALSE(stop.stopped) << "the round's store let the process stop while it held a view";
-  view.reset();
-  stop.continue_once_stopped();
+  EXPECT_FALSE(testing::rounds_gated_store_stops_inside_a_view(directory.path()))
+      << "the round's store let the process stop while it held a view";
 }
 
 }  // namespace
