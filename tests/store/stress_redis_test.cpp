@@ -122,10 +122,6 @@ TEST(StressRedis, PausedOwnersAreFencedOffAndTheirAttemptsEndAsLeaseLost) {
   EXPECT_GT(paused, 0) << "no seed paused an owner: the fault was not injected";
 }
 
-// An owner that sleeps mid-bench for twice its lease, its process running on (a slow benchmark):
-// its heartbeat keeps the lease, so no one takes over and nothing is lost, and the trace says so
-// (live_owners: a lease lost would then be R2). A stall is sure to strike: with --stall-owners 1
-// every process that owns an attempt stalls at a bench of its first, and the run lasts it.
 // What a --pause-owners worker opens on Redis (process_round.cpp): the round's store, handed the
 // worker's gate. Its views (leases on the server) must be steps of the gate's, or a stop can fall
 // inside one (stress/harness/pause_gate.h).
@@ -135,6 +131,10 @@ TEST(StressRedis, TheRoundsStoreOpenedWithThePauseGateGatesItsViews) {
       << "the round's Redis store let the process stop while it held a view";
 }
 
+// An owner that sleeps mid-bench for twice its lease, its process running on (a slow benchmark):
+// its heartbeat keeps the lease, so no one takes over and nothing is lost, and the trace says so
+// (live_owners: a lease lost would then be R2). A stall is sure to strike: with --stall-owners 1
+// every process that owns an attempt stalls at a bench of its first, and the run lasts it.
 TEST(StressRedis, StalledOwnersKeepTheirLeaseThroughASlowBenchmark) {
   RedisServer server;
   const std::string trace = testing::temp_path("stalled.jsonl");
