@@ -11,8 +11,8 @@
 #include "impl/store/redis/redis_connection.h"
 #include "tests/store/redis_server.h"
 #include "tests/store/stress_json.h"
+#include "tests/stress/pause_gate_probe.h"
 #include "tests/stress/run_binary.h"
-#include "tests/stress/stop_on_another_thread.h"
 
 namespace safetune::stress {
 namespace {

@@ -10,7 +10,7 @@
 #include "impl/posix/temp_directory.h"
 #include "impl/store/directory_store.h"
 #include "stress/harness/pause_gate.h"
-#include "tests/stress/stop_on_another_thread.h"
+#include "tests/stress/pause_gate_probe.h"
 
 namespace safetune::stress {
 namespace {
