@@ -15,11 +15,12 @@ Usage: bench_figures.py --launch BENCH.json --tuning TUNING.json --paired P1.jso
 
 Why several processes for the 1-thread ratio: within one process the paired benchmark's
 repetitions agree to about 0.2%, but from one process to the next the ratio moves by 0.4-0.7%
-(probably with where the code and the driver's libraries land in memory, which changes with each
-process), more than the 1% goal's margin. One process is
-one draw of that; the median over processes is the figure, and the range of the per-process
-medians is printed with it. Every process's own figure is a ratio taken within one run, of
-alternating blocks, so no ratio compares two runs.
+(probably with where the driver's libraries and data land in memory, which changes with each
+process), more than the 1% goal's margin. Where the benchmark's own loops land is sampled within
+each run (BM_LaunchPaired runs each side through 8 copies of its loop); the rest is not. One
+process is one draw of that; the median over processes is the figure, and the range of the
+per-process medians is printed with it. Every process's own figure is a ratio taken within one
+run, of alternating blocks, so no ratio compares two runs.
 
 Exits 1 naming the file and the benchmark when an input lacks one it needs.
 """
