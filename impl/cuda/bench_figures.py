@@ -8,7 +8,8 @@ Usage: bench_figures.py --launch BENCH.json --tuning TUNING.json --paired P1.jso
   the goal; the paired benchmark gives the ratios.
 --tuning: BM_ColdKeys and BM_TuningQuality.
 --paired: BM_LaunchPaired through:0 (the tuned call), 5 (the tuned call through the key's handle)
-  and 3 (the control, bare against bare), at 1, 4 and 16 threads, one file per process.
+  and 3 (the control, bare against bare), at 1, 4 and 16 threads, one file per process; with
+  each thread count, what a bare launch cost beside the tuned call, in ns.
 --paired-once: BM_LaunchPaired through:1, 2 and 4 at 1 thread, from one process (shown, not judged).
 --profile: BM_LaunchProfile through:0, 5 and 1: each path's spans before, in and after the
   driver's enqueue against the bare launch's, in TSC ticks per launch (shown, not judged).
@@ -86,11 +87,20 @@ def over_processes(processes, through, threads):
     return f"{statistics.median(medians):.4f} [{medians[0]:.4f}-{medians[-1]:.4f}]"
 
 
+def bare_launch_ns(processes, threads):
+    """What a bare launch cost beside the tuned call (the median over processes of each one's
+    median): a ratio is a share of it, so the same nanoseconds are a larger ratio on a host
+    whose driver launches faster."""
+    pattern = "BM_LaunchPaired/through:0/"
+    return statistics.median(median_of(records, path, pattern, "bare_ns", threads) for path, records in processes)
+
+
 def paired(paths, once):
     processes = [(path, load(path)) for path in paths]  # each file read once
     parts = []
     for threads in (1, 4, 16):
-        parts.append(f"{threads} thr paired: tuned cost / bare cost {over_processes(processes, 0, threads)},"
+        parts.append(f"{threads} thr paired (a bare launch {bare_launch_ns(processes, threads):.0f} ns):"
+                     f" tuned cost / bare cost {over_processes(processes, 0, threads)},"
                      f" through a key's handle {over_processes(processes, 5, threads)},"
                      f" control (bare against bare) {over_processes(processes, 3, threads)}")
     line = (f"paired launches (alternating blocks in each thread; each process's median of its"

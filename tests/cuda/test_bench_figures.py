@@ -33,14 +33,17 @@ def tuning_records():
     ] + [record(f"BM_TuningQuality/size:{size}/iterations:1", ratio=1.0 + size / 1e5) for size in (256, 1024, 2048)]
 
 
-def paired_records(ratios_by_through, thread_counts=(1, 4, 16)):
-    """Each thread count's ratios are the 1-thread ones plus 0.1 per extra thread count, so a figure
-    read at the wrong thread count shows."""
+def paired_records(ratios_by_through, thread_counts=(1, 4, 16), bare_ns=3000.0):
+    """Each thread count's ratios are the 1-thread ones plus 0.1 per extra thread count, and its
+    bare launch 1000 ns longer, so a figure read at the wrong thread count shows; a bare launch
+    beside another path costs 500 ns more, so one read beside the wrong path shows."""
     records = []
     for through, ratios in ratios_by_through.items():
         for index, threads in enumerate(thread_counts):
             name = f"BM_LaunchPaired/through:{through}/min_time:2.000/real_time/threads:{threads}"
-            records += [record(name, threads=threads, tuned_over_bare=ratio + index / 10) for ratio in ratios]
+            bare = bare_ns + 1000 * index + (0 if through == 0 else 500)
+            records += [record(name, threads=threads, tuned_over_bare=ratio + index / 10, bare_ns=bare)
+                        for ratio in ratios]
             # An aggregate far off, which must not count.
             records.append({"name": name + "_mean", "run_type": "aggregate", "aggregate_name": "mean",
                             "threads": threads, "tuned_over_bare": 9.0})
@@ -81,7 +84,8 @@ class BenchFigures(unittest.TestCase):
         files = [self.write(f"p{i}.json", paired_records(p)) for i, p in enumerate(processes)]
         status, out, err = self.run_script(*self.standard_args(files))
         self.assertEqual(status, 0, err)
-        self.assertIn("over 3 processes): 1 thr paired: tuned cost / bare cost 1.0060 [1.0020-1.0200],"
+        self.assertIn("over 3 processes): 1 thr paired (a bare launch 3000 ns): tuned cost / bare cost"
+                      " 1.0060 [1.0020-1.0200],"
                       " through a key's handle 1.0020 [1.0010-1.0030], control (bare against bare)"
                       " 1.0000 [1.0000-1.0000]", out)
 
@@ -89,9 +93,17 @@ class BenchFigures(unittest.TestCase):
         files = [self.write("p.json", paired_records({0: [1.01], 3: [1.0], 5: [1.004]}))]
         status, out, err = self.run_script(*self.standard_args(files))
         self.assertEqual(status, 0, err)
-        self.assertIn("4 thr paired: tuned cost / bare cost 1.1100 [1.1100-1.1100], through a key's handle"
+        self.assertIn("4 thr paired (a bare launch 4000 ns): tuned cost / bare cost 1.1100 [1.1100-1.1100],"
+                      " through a key's handle"
                       " 1.1040 [1.1040-1.1040], control (bare against bare) 1.1000 [1.1000-1.1000]", out)
-        self.assertIn("16 thr paired: tuned cost / bare cost 1.2100 [1.2100-1.2100]", out)
+        self.assertIn("16 thr paired (a bare launch 5000 ns): tuned cost / bare cost 1.2100 [1.2100-1.2100]", out)
+
+    def test_the_bare_launch_is_the_median_over_processes_of_each_process_median(self):
+        files = [self.write(f"p{ns}.json", paired_records(STEADY, bare_ns=ns)) for ns in (2000.0, 2600.0, 9000.0)]
+        status, out, err = self.run_script(*self.standard_args(files))
+        self.assertEqual(status, 0, err)
+        self.assertIn("1 thr paired (a bare launch 2600 ns):", out)
+        self.assertIn("16 thr paired (a bare launch 4600 ns):", out)
 
     def test_a_thread_count_missing_from_the_paired_benchmark_is_named(self):
         files = [self.write("p.json", paired_records(STEADY, thread_counts=(1, 4)))]
