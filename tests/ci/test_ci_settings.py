@@ -85,7 +85,8 @@ class CiScriptSettings(unittest.TestCase):
         for name, value, named in [("SAFETUNE_MUTATE_SEEDS", "0", "got '0'"),
                                    ("SAFETUNE_MUTATE_SECONDS", "four", "got 'four'"),
                                    ("SAFETUNE_MUTATE_CTEST", "yes", "got 'yes'"),
-                                   ("SAFETUNE_MUTATE_ONLY", "^no such mutant$", "'^no such mutant$'")]:
+                                   ("SAFETUNE_MUTATE_ONLY", "^no such mutant$", "'^no such mutant$'"),
+                                   ("SAFETUNE_MUTATE_ONLY", "(", "must be a regular expression, got '('")]:
             with self.subTest(name=name, value=value):
                 result = self.run_script("ci/mutate", {name: value}, self.outdir)
                 self.assertEqual(result.returncode, 2, result.stderr)
