@@ -31,7 +31,7 @@ class CiScriptSettings(unittest.TestCase):
         self.addCleanup(folder.cleanup)
         self.tree = os.path.join(folder.name, "tree")
         self.outdir = os.path.join(folder.name, "out")
-        for script, paths in READS.items():
+        for paths in READS.values():
             for path in paths:
                 source, copy = os.path.join(SOURCE, path), os.path.join(self.tree, path)
                 if os.path.isdir(source):
