@@ -3,10 +3,11 @@
 // reference runs under each distinct scenario. It prints, per row, the rules that caught
 // the subject, the catch rate and the median wall time of the failing runs, and fails when a
 // broken subject is caught in fewer than 95% of its runs (one miss allowed in a row of fewer than
-// 20: allowed_misses), or when the reference or another
-// correct subject (bug "none": future-single-flight) fails once. A run is a catch only when one
-// of the rules the subject declares (SubjectInfo::caught_by) is among its violations: exit 1 for
-// another reason is a miss, so a subject caught for the wrong reason does not count.
+// 20: allowed_misses), or when the reference or another correct subject (bug "none":
+// future-single-flight) fails once. An incomplete run (exit 3) runs once more
+// (run_job_complete), and the table names what it lost. A run is a catch only when one of the
+// rules the subject declares (SubjectInfo::caught_by) is among its violations: exit 1 for another
+// reason is a miss, so a subject caught for the wrong reason does not count.
 //
 // N is SAFETUNE_CATCH_TABLE_SEEDS (a CMake cache variable); the reference's rows run
 // reference_seeds(N) = max(2, N / 4) seeds each. They are many rows (one per distinct scenario),
@@ -51,10 +52,15 @@ struct Job {
   std::set<std::string> declared = {};  // broken: the rules that catch it (SubjectInfo::caught_by)
 };
 
+// `safetune stress` exits 3 when the run could not be recorded or checked whole (DESIGN.md).
+constexpr int kIncomplete = 3;
+
 struct Outcome {
   int exit_code = -1;
   double wall_s = 0;
   std::set<std::string> rules;
+  std::string incomplete;        // on exit 3: what the run lost (its JSON's "incomplete")
+  std::string first_incomplete;  // when the job ran again after an incomplete run: what that one lost
 };
 
 Outcome run_job(const Job& job) {
@@ -74,6 +80,19 @@ Outcome run_job(const Job& job) {
   if (!json.is_discarded() && json.contains("violations")) {
     for (const auto& violation : json.at("violations")) outcome.rules.insert(violation.at("rule"));
   }
+  if (!json.is_discarded() && json.contains("incomplete")) outcome.incomplete = json.at("incomplete");
+  return outcome;
+}
+
+// An incomplete run is neither a pass nor a catch: the machine, not the subject, lost part of it
+// (a worker that could not start beside three other runs' threads, memory). It runs once more, and
+// the table names the first run's loss; a second incomplete run stands, and fails the test.
+Outcome run_job_complete(const Job& job) {
+  Outcome outcome = run_job(job);
+  if (outcome.exit_code != kIncomplete) return outcome;
+  const std::string lost = outcome.incomplete.empty() ? "no reason given" : outcome.incomplete;
+  outcome = run_job(job);
+  outcome.first_incomplete = lost;
   return outcome;
 }
 
@@ -100,7 +119,7 @@ std::vector<Outcome> run_all(const std::vector<Job>& jobs) {
   std::vector<std::thread> workers;
   for (int i = 0; i < kParallelRuns; ++i) {
     workers.emplace_back([&] {
-      for (std::size_t n = next++; n < order.size(); n = next++) outcomes[order[n]] = run_job(jobs[order[n]]);
+      for (std::size_t n = next++; n < order.size(); n = next++) outcomes[order[n]] = run_job_complete(jobs[order[n]]);
     });
   }
   for (auto& worker : workers) worker.join();
@@ -204,6 +223,7 @@ TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
   const std::vector<Outcome> outcomes = run_all(jobs);
   std::map<std::string, Row> rows;
   std::vector<std::string> order;
+  std::ostringstream rerun_notes;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (!rows.contains(jobs[i].row)) order.push_back(jobs[i].row);
     Row& row = rows[jobs[i].row];
@@ -218,12 +238,16 @@ TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
       ++row.wrong_rule;
     }
     for (const std::string& rule : outcomes[i].rules) ++row.rules[rule];
+    const std::string lost = outcomes[i].incomplete.empty() ? "" : " (incomplete: " + outcomes[i].incomplete + ")";
     if (!jobs[i].broken) {
-      EXPECT_EQ(outcomes[i].exit_code, 0) << "safetune stress --json " << jobs[i].arguments;
+      EXPECT_EQ(outcomes[i].exit_code, 0) << "safetune stress --json " << jobs[i].arguments << lost;
     } else {
       EXPECT_TRUE(outcomes[i].exit_code == 0 || outcomes[i].exit_code == 1)
-          << "exit " << outcomes[i].exit_code << ": safetune stress --json " << jobs[i].arguments;
+          << "exit " << outcomes[i].exit_code << ": safetune stress --json " << jobs[i].arguments << lost;
     }
+    if (!outcomes[i].first_incomplete.empty())
+      rerun_notes << "ran again after an incomplete run (" << outcomes[i].first_incomplete << "), then exit "
+                  << outcomes[i].exit_code << ": safetune stress --json " << jobs[i].arguments << "\n";
   }
   std::cout << "seeds " << base << ".." << base + seeds - 1 << " (" << seeds << " per subject's row, "
             << reference_seeds(seeds) << " per reference row)\n"
@@ -241,6 +265,7 @@ TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
           << name << " caught by a declared rule in " << rate.str() << " (" << row.wrong_rule << " by another)";
     }
   }
+  std::cout << rerun_notes.str();
 }
 
 }  // namespace
