@@ -77,8 +77,8 @@ def launch_rates(path):
     return ["unpaired launch rates (for the ratios, see the paired launches), " + ", ".join(parts)]
 
 
-def process_median(path, records, through, threads=1):
-    return median_of(records, path, f"BM_LaunchPaired/through:{through}/", "tuned_over_bare", threads)
+def process_median(path, records, through, threads=1, key="tuned_over_bare"):
+    return median_of(records, path, f"BM_LaunchPaired/through:{through}/", key, threads)
 
 
 def over_processes(processes, through, threads):
@@ -91,8 +91,7 @@ def bare_launch_ns(processes, threads):
     """What a bare launch cost beside the tuned call (the median over processes of each one's
     median): a ratio is a share of it, so the same nanoseconds are a larger ratio on a host
     whose driver launches faster."""
-    pattern = "BM_LaunchPaired/through:0/"
-    return statistics.median(median_of(records, path, pattern, "bare_ns", threads) for path, records in processes)
+    return statistics.median(process_median(path, records, 0, threads, "bare_ns") for path, records in processes)
 
 
 def paired(paths, once):

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "impl/posix/temp_directory.h"
+#include "stress/cli/commands.h"
 #include "stress/subjects/subject.h"
 
 namespace safetune::stress::testing {
@@ -51,9 +52,6 @@ struct Job {
   bool broken = false;
   std::set<std::string> declared = {};  // broken: the rules that catch it (SubjectInfo::caught_by)
 };
-
-// `safetune stress` exits 3 when the run could not be recorded or checked whole (DESIGN.md).
-constexpr int kIncomplete = 3;
 
 struct Outcome {
   int exit_code = -1;
