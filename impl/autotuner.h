@@ -58,7 +58,8 @@
 // (impl/launch_choice.h): the PreparedLaunch the kernel made for it when the autotuner was built
 // (Kernel::prepare), or Kernel::launch when the kernel made none. A tuned key's entry publishes
 // its winner's choice, so the tuned path is: one hash, one bucket, one acquire load of the
-// entry, one read of the choice, one virtual call. Through a key's handle (handle(key),
+// entry, one read of the choice, the prepared launch's two virtual calls (its enqueue, then its
+// finish: impl/kernel.h says why two). Through a key's handle (handle(key),
 // impl/autotuner_key_handle.h), the same without the hash and the bucket.
 #pragma once
 

@@ -59,10 +59,23 @@ struct Invocation {
 // The launch of one config, with everything it needs from the config worked out in advance.
 // launch(inv) must do exactly what Kernel::launch(inv, config) does for that config. It is
 // called concurrently from any number of threads, with no autotuner lock held.
+//
+// It comes in two halves, so that the caller's own frame is the one the driver returns to:
+//   - enqueue(inv) enqueues the launch and returns a status: 0, or a code of the kernel's own.
+//     It may throw, before it enqueues anything. It should end in a tail call to the driver's
+//     enqueue, with nothing left to do after it: each frame of ours that the driver's enqueue
+//     returns through cost 0.4-0.7% of a launch on the H100 (docs/gpu.md), most likely
+//     because the driver's deep call chain overwrites the core's return predictions.
+//   - finish(status) reads what enqueue left (the status, the launch's error) and throws what
+//     Kernel::launch would: LaunchError for a config the device refused. It is called after
+//     every enqueue that returned, with its status.
 class PreparedLaunch {
  public:
   virtual ~PreparedLaunch() = default;
-  virtual void launch(const Invocation& inv) const = 0;
+  [[nodiscard]] virtual int enqueue(const Invocation& inv) const = 0;
+  virtual void finish(int status) const = 0;
+  // Inline: both halves are called from the caller's frame.
+  [[gnu::always_inline]] void launch(const Invocation& inv) const { finish(enqueue(inv)); }
 };
 
 // A kernel with a config space. Its calls are made without any autotuner lock held.

@@ -1,5 +1,6 @@
 // What safetune-cuda-bench's launch benchmarks compare: the empty kernel launched bare, and the
-// same kernel as the autotuner launches it. Both sides make one enqueue function, so they differ
+// same kernel as the autotuner launches it. Both sides call one enqueue function, Enqueue (by
+// default enqueue_empty), and check what it returns and the launch's error alike, so they differ
 // only in what the autotuner adds.
 #pragma once
 
@@ -13,23 +14,19 @@
 
 namespace safetune::cuda {
 
-// The empty kernel's enqueue, with its return code checked and no message built unless it failed.
-inline void enqueue_empty_checked(int block, cudaStream_t stream) {
-  const cudaError_t code = enqueue_empty(block, stream);
-  if (code != cudaSuccess) [[unlikely]] check_cuda(code, "empty");
-}
-
-// The bare launch: the enqueue, then the launch's error, as CudaKernelOf's launches read it.
-template <auto Enqueue = enqueue_empty_checked>
+// The bare launch: the enqueue and its return code, then the launch's error, as CudaKernelOf's
+// launches read them (check_enqueued), from the caller's own frame.
+template <auto Enqueue = enqueue_empty>
 inline void bare_launch(int block, cudaStream_t stream) {
-  Enqueue(block, stream);
+  const cudaError_t code = Enqueue(block, stream);
+  if (code != cudaSuccess) [[unlikely]] check_cuda(code, "empty");
   const cudaError_t error = cudaGetLastError();
   if (error != cudaSuccess) [[unlikely]] throw LaunchError("launch of empty failed: " + cuda_error_text(error));
 }
 
 // An empty kernel with one parameter, BLOCK, enqueued by Enqueue(block, stream): the launch cost
 // alone.
-template <auto Enqueue = enqueue_empty_checked>
+template <auto Enqueue = enqueue_empty>
 class EmptyKernelOf : public CudaKernelOf<EmptyKernelOf<Enqueue>, int> {
  public:
   explicit EmptyKernelOf(CudaDevice& device) : EmptyKernelOf::CudaKernelOf(device, "empty", BenchTiming{1, 3}) {}
@@ -37,7 +34,7 @@ class EmptyKernelOf : public CudaKernelOf<EmptyKernelOf<Enqueue>, int> {
  private:
   friend CudaKernelOf<EmptyKernelOf, int>;
   int params(const Config& config) const { return config_param(this->name(), config, "BLOCK"); }
-  void enqueue(cudaStream_t stream, int block, void*) { Enqueue(block, stream); }
+  cudaError_t enqueue(cudaStream_t stream, int block, void*) { return Enqueue(block, stream); }
 };
 
 using EmptyKernel = EmptyKernelOf<>;

@@ -3,14 +3,18 @@
 // A kernel derives from CudaKernelOf<Derived, Params> and gives two functions:
 //   - Params params(const Config&) const: reads the config into the kernel's launch parameters;
 //     throws LaunchError for a config the kernel does not have (a missing or bad parameter);
-//   - void enqueue(cudaStream_t, const Params&, void* args): enqueues one launch; must not
-//     synchronize, and must not write state shared between calls (it runs on many threads).
+//   - cudaError_t enqueue(cudaStream_t, const Params&, void* args): enqueues one launch and
+//     returns the code of the runtime calls it made itself (device_kernels.h's functions return
+//     it), so that it can end in a tail call; must not synchronize, and must not write state
+//     shared between calls (it runs on many threads).
 // The base turns those into the Kernel interface:
 //   - launch(inv, config): reads the config, enqueues on inv.stream's CUDA stream, then checks
 //     the launch error. A refused launch (too many threads, too much shared memory) is a
 //     LaunchError, which the autotuner records as a failed bench.
 //   - prepare(config): the same launch with the config read once. The autotuner launches tuned
-//     keys through it, so a tuned call costs one virtual call on top of the bare launch.
+//     keys through it: its enqueue half tail-calls the kernel's enqueue, so a tuned call costs
+//     two virtual calls on top of the bare launch, and no frame of ours that the driver's
+//     enqueue returns through.
 //   - benchmark(inv, config): times the launch with CUDA events (event_timer.h): warm-up,
 //     repetitions, median, an L2 flush before each timed repetition.
 // inv.args is the kernel's own argument struct, or null for its built-in problem (the data it
@@ -24,6 +28,7 @@
 #include <string>
 #include <utility>
 
+#include "cuda_check.h"
 #include "cuda_device.h"
 #include "cuda_stream.h"
 #include "event_timer.h"
@@ -78,14 +83,15 @@ class CudaKernelOf : public CudaKernel {
 
  private:
   // Holds the parameters and the config's text (for the error message) by value, and calls the
-  // final Derived's enqueue directly: no virtual call after the one into launch().
+  // final Derived's enqueue directly, as a tail call (PreparedLaunch says why).
   class Prepared final : public PreparedLaunch {
    public:
     Prepared(CudaKernelOf& kernel, Params params, std::string config)
         : kernel_(kernel), params_(std::move(params)), config_(std::move(config)) {}
-    void launch(const Invocation& inv) const override {
-      kernel_.enqueue_checked(cuda_handle(inv.stream), params_, inv.args, config_);
+    int enqueue(const Invocation& inv) const override {
+      return kernel_.self().enqueue(cuda_handle(inv.stream), params_, inv.args);
     }
+    void finish(int status) const override { kernel_.check_enqueued(static_cast<cudaError_t>(status), config_); }
 
    private:
     CudaKernelOf& kernel_;
@@ -96,7 +102,13 @@ class CudaKernelOf : public CudaKernel {
   Derived& self() { return static_cast<Derived&>(*this); }
 
   void enqueue_checked(cudaStream_t stream, const Params& params, void* args, const std::string& config) {
-    self().enqueue(stream, params, args);
+    check_enqueued(self().enqueue(stream, params, args), config);
+  }
+
+  // Throws CudaError for a runtime call of the enqueue that failed, then LaunchError for a launch
+  // the device refused. Inline, and no message built unless one failed.
+  void check_enqueued(cudaError_t code, const std::string& config) const {
+    if (code != cudaSuccess) [[unlikely]] check_cuda(code, name());
     check_launched(config);
   }
 };

@@ -3,7 +3,8 @@
 // These are the only functions compiled by nvcc (vector_add.cu, reduction.cu, matmul.cu, empty_kernel.cu); the
 // rest of impl/cuda is ordinary C++ against the CUDA runtime, so sanitizers instrument it.
 // Each function only enqueues on `stream` and returns the code of any runtime call it made
-// itself (cudaSuccess otherwise); the launch's own error is read by the caller (check_launch).
+// itself (cudaSuccess otherwise); the launch's own error is read by the caller (check_launch,
+// or CudaKernelOf's check_enqueued).
 #pragma once
 
 #include <cuda_runtime_api.h>

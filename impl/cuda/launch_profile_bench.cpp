@@ -3,10 +3,11 @@
 //
 // Each launch is cut into three spans, in TSC ticks (a constant rate, so spans compare):
 //   before: from the call's start to the enqueue's start. For the tuned call: the key's lookup (or
-//     the handle's entry), the winner's acquire load, the prepared launch's virtual call and the
+//     the handle's entry), the winner's acquire load, the prepared launch's virtual enqueue and the
 //     stream's kind check. For the bare launch: the call alone.
 //   driver: the runtime's enqueue of the empty kernel (<<<>>>, cudaLaunchKernel).
-//   after: from the enqueue's return to the call's end: the launch error's read and the returns.
+//   after: from the enqueue's return to the call's end: the returns, and the launch error's read
+//     (for a prepared launch, its virtual finish).
 // The bare launch and the profiled path alternate in blocks on one thread and its own stream, the
 // order swapped each time, as in BM_LaunchPaired. through:0 profiles the tuned call, 1 the
 // winner's prepared launch alone (no autotuner), 5 the call through the key's handle.
@@ -54,11 +55,11 @@ struct DriverSpan {
 };
 thread_local DriverSpan driver_span;
 
-inline void enqueue_bracketed(int block, cudaStream_t stream) {
+inline cudaError_t enqueue_bracketed(int block, cudaStream_t stream) {
   driver_span.start = ticks();
   const cudaError_t code = enqueue_empty(block, stream);
   driver_span.end = ticks();
-  if (code != cudaSuccess) [[unlikely]] check_cuda(code, "empty");
+  return code;
 }
 
 using BracketedKernel = EmptyKernelOf<enqueue_bracketed>;

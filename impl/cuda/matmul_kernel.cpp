@@ -84,11 +84,10 @@ MatmulParams MatmulKernel::params(const Config& config) const {
   return {tile, per_thread};
 }
 
-void MatmulKernel::enqueue(cudaStream_t stream, const MatmulParams& params, void* args) {
+cudaError_t MatmulKernel::enqueue(cudaStream_t stream, const MatmulParams& params, void* args) {
   const MatmulArgs in = args != nullptr ? *static_cast<const MatmulArgs*>(args)
                                         : MatmulArgs{a_.data(), b_.data(), c_.data(), m_, n_, k_};
-  check_cuda(enqueue_matmul(in.a, in.b, in.c, in.m, in.n, in.k, params.tile, params.per_thread, stream),
-             "matmul_fp32");
+  return enqueue_matmul(in.a, in.b, in.c, in.m, in.n, in.k, params.tile, params.per_thread, stream);
 }
 
 }  // namespace safetune::cuda

@@ -45,7 +45,7 @@ class MatmulKernel final : public CudaKernelOf<MatmulKernel, MatmulParams> {
   friend CudaKernelOf;
   // Throws LaunchError unless (TILE, PER_THREAD) is a compiled variant.
   MatmulParams params(const Config& config) const;
-  void enqueue(cudaStream_t stream, const MatmulParams& params, void* args);
+  cudaError_t enqueue(cudaStream_t stream, const MatmulParams& params, void* args);
 
   int m_, n_, k_;
   std::vector<double> reference_;  // m x n

@@ -47,10 +47,10 @@ ReductionParams ReductionKernel::params(const Config& config) const {
   return {block, config_param(name(), config, "ITEMS")};
 }
 
-void ReductionKernel::enqueue(cudaStream_t stream, const ReductionParams& params, void* args) {
+cudaError_t ReductionKernel::enqueue(cudaStream_t stream, const ReductionParams& params, void* args) {
   const ReductionArgs in = args != nullptr ? *static_cast<const ReductionArgs*>(args)
                                            : ReductionArgs{in_.data(), out_.data(), n_};
-  check_cuda(enqueue_reduction(in.in, in.out, in.n, params.block, params.items, stream), "reduction");
+  return enqueue_reduction(in.in, in.out, in.n, params.block, params.items, stream);
 }
 
 }  // namespace safetune::cuda

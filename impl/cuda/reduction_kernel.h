@@ -37,7 +37,7 @@ class ReductionKernel final : public CudaKernelOf<ReductionKernel, ReductionPara
   friend CudaKernelOf;
   // Throws LaunchError unless BLOCK is a power of two in [32, 1024].
   ReductionParams params(const Config& config) const;
-  void enqueue(cudaStream_t stream, const ReductionParams& params, void* args);
+  cudaError_t enqueue(cudaStream_t stream, const ReductionParams& params, void* args);
 
   int n_;
   long long expected_ = 0;

@@ -1,6 +1,7 @@
 #include "stress_workload.h"
 
 #include <random>
+#include <type_traits>
 #include <unordered_map>
 
 #include "cuda_device.h"
@@ -43,22 +44,24 @@ class PerStreamVectorAdd final : public Kernel {
    public:
     Prepared(const PerStreamVectorAdd& kernel, std::unique_ptr<PreparedLaunch> add)
         : kernel_(kernel), add_(std::move(add)) {}
-    void launch(const Invocation& inv) const override {
-      kernel_.on_own_problem(inv, [&](const Invocation& routed) { add_->launch(routed); });
+    int enqueue(const Invocation& inv) const override {
+      return kernel_.on_own_problem(inv, [&](const Invocation& routed) { return add_->enqueue(routed); });
     }
+    void finish(int status) const override { add_->finish(status); }
 
    private:
     const PerStreamVectorAdd& kernel_;
     const std::unique_ptr<PreparedLaunch> add_;
   };
 
-  // Poisons the output of the caller's stream, then runs `launch` with that stream's buffers.
+  // Poisons the output of the caller's stream, then runs `launch` with that stream's buffers, and
+  // returns what it returns.
   template <class Launch>
-  void on_own_problem(const Invocation& inv, Launch&& launch) const {
+  auto on_own_problem(const Invocation& inv, Launch&& launch) const -> std::invoke_result_t<Launch, const Invocation&> {
     VectorAddProblem& problem = problem_of(inv.stream);
     problem.poison(cuda_handle(inv.stream));
     VectorAddArgs args = problem.args();
-    launch(Invocation{inv.key, inv.stream, &args});
+    return launch(Invocation{inv.key, inv.stream, &args});
   }
 
   VectorAddKernel& add_;

@@ -51,9 +51,9 @@ VectorAddParams VectorAddKernel::params(const Config& config) const {
   return {config_param(name(), config, "BLOCK"), config_param(name(), config, "ITEMS")};
 }
 
-void VectorAddKernel::enqueue(cudaStream_t stream, const VectorAddParams& params, void* args) {
+cudaError_t VectorAddKernel::enqueue(cudaStream_t stream, const VectorAddParams& params, void* args) {
   const VectorAddArgs in = args != nullptr ? *static_cast<const VectorAddArgs*>(args) : problem_.args();
-  check_cuda(enqueue_vector_add(in.a, in.b, in.c, in.n, params.block, params.items, stream), "vector_add");
+  return enqueue_vector_add(in.a, in.b, in.c, in.n, params.block, params.items, stream);
 }
 
 }  // namespace safetune::cuda

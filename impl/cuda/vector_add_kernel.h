@@ -51,7 +51,7 @@ class VectorAddKernel final : public CudaKernelOf<VectorAddKernel, VectorAddPara
  private:
   friend CudaKernelOf;
   VectorAddParams params(const Config& config) const;
-  void enqueue(cudaStream_t stream, const VectorAddParams& params, void* args);
+  cudaError_t enqueue(cudaStream_t stream, const VectorAddParams& params, void* args);
 
   VectorAddProblem problem_;
 };

@@ -51,10 +51,16 @@ class PreparingKernel : public FakeKernel {
   class Recorded final : public PreparedLaunch {
    public:
     Recorded(PreparingKernel& kernel, std::string config) : kernel_(kernel), config_(std::move(config)) {}
-    void launch(const Invocation&) const override {
-      if (kernel_.failing_prepared_.count(config_) != 0) throw LaunchError("prepared launch of " + config_);
+    static constexpr int kFailed = 7;
+    // A failing launch is recorded too: enqueue cannot tell, only finish reads its status.
+    int enqueue(const Invocation&) const override {
       std::lock_guard guard(kernel_.mutex_);
       kernel_.prepared_launches_.push_back(config_);
+      return kernel_.failing_prepared_.count(config_) != 0 ? kFailed : 0;
+    }
+    void finish(int status) const override {
+      if (status == kFailed) throw LaunchError("prepared launch of " + config_);
+      if (status != 0) throw std::logic_error("finish got a status enqueue never returns");
     }
 
    private:
