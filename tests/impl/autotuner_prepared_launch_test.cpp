@@ -39,7 +39,7 @@ class PreparingKernel : public FakeKernel {
   // Set up before the autotuner is built.
   std::set<std::string> throw_on_prepare_;
   std::set<std::string> null_on_prepare_;
-  std::set<std::string> failing_prepared_;  // their prepared launch throws LaunchError
+  std::set<std::string> failing_prepared_;  // their prepared launch's finish throws LaunchError
 
   std::vector<std::string> prepared_configs() const { return prepared_configs_; }
   std::vector<std::string> prepared_launches() const {
@@ -52,7 +52,8 @@ class PreparingKernel : public FakeKernel {
    public:
     Recorded(PreparingKernel& kernel, std::string config) : kernel_(kernel), config_(std::move(config)) {}
     static constexpr int kFailed = 7;
-    // A failing launch is recorded too: enqueue cannot tell, only finish reads its status.
+    // As on a GPU, a launch the device refuses was still enqueued (and is recorded here); only
+    // finish, reading the status, finds that it failed.
     int enqueue(const Invocation&) const override {
       std::lock_guard guard(kernel_.mutex_);
       kernel_.prepared_launches_.push_back(config_);
