@@ -1,6 +1,7 @@
 #include "stress/harness/owner_kills.h"
 
 #include <poll.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,12 +9,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <new>
 #include <string_view>
 #include <system_error>
 
 #include "impl/posix/write_all.h"
 #include "stress/harness/dice.h"
 #include "stress/harness/round_store.h"
+#include "stress/subjects/subject.h"
 
 namespace safetune::stress {
 
@@ -50,17 +53,26 @@ namespace {
 // A request on the line: a process number asks for its SIGKILL, -1 - number for a pause.
 int pause_request(int process) { return -1 - process; }
 
-// Set by SIGCONT in a worker that asked for a pause (it is stopped, then continued). Atomic, not
-// a volatile sig_atomic_t: the handler may run on any of the process's threads.
-std::atomic<int> continued{0};
-static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
-extern "C" void on_continue(int) { continued.store(1); }
+// One slot per process that may run at once: the processes of a run are numbered consecutively,
+// and at most kMaxProcesses of them run together, so no two running ones share a slot.
+constexpr std::size_t kSlots = kMaxProcesses;
+constexpr std::size_t kSharedBytes = kSlots * sizeof(std::atomic<std::uint32_t>);
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared between processes");
+std::size_t slot_of(int process) { return static_cast<std::size_t>(process) % kSlots; }
 
 }  // namespace
 
 KillLine::KillLine(std::chrono::milliseconds pause) : pause_(pause) {
+  void* shared = ::mmap(nullptr, kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "the kill line's shared page");
+  continued_ = static_cast<std::atomic<std::uint32_t>*>(shared);
+  for (std::size_t slot = 0; slot < kSlots; ++slot) new (&continued_[slot]) std::atomic<std::uint32_t>(0);
   int ends[2];
-  if (::pipe(ends) != 0) throw std::system_error(errno, std::generic_category(), "the kill line's pipe");
+  if (::pipe(ends) != 0) {
+    const int error = errno;
+    ::munmap(shared, kSharedBytes);
+    throw std::system_error(error, std::generic_category(), "the kill line's pipe");
+  }
   read_end_ = ends[0];
   write_end_ = ends[1];
 }
@@ -68,6 +80,7 @@ KillLine::KillLine(std::chrono::milliseconds pause) : pause_(pause) {
 KillLine::~KillLine() {
   if (read_end_ >= 0) ::close(read_end_);
   ::close(write_end_);
+  ::munmap(continued_, kSharedBytes);
 }
 
 void KillLine::close_parent_end() {
@@ -81,16 +94,14 @@ void KillLine::ask_to_be_killed(int process) const {
   for (;;) ::pause();  // until the SIGKILL (the parent's death sends it too: PR_SET_PDEATHSIG)
 }
 
-// The asking thread waits for its own SIGCONT; the process's other threads run on until the
-// SIGSTOP comes, as a process that a scheduler, a debugger or a GC stops would.
+// The asking thread waits until the parent counts its continuation; the process's other threads
+// run on until the SIGSTOP comes, as a process that a scheduler, a debugger or a GC stops would.
 void KillLine::ask_to_be_paused(int process) const {
-  struct sigaction action {};
-  action.sa_handler = on_continue;
-  ::sigaction(SIGCONT, &action, nullptr);
-  continued.store(0);
+  std::atomic<std::uint32_t>& continued = continued_[slot_of(process)];
+  const std::uint32_t before = continued.load();
   const int request = pause_request(process);
   (void)posix::write_all(write_end_, std::string_view(reinterpret_cast<const char*>(&request), sizeof request));
-  while (continued.load() == 0) ::usleep(1000);
+  while (continued.load() == before) ::usleep(1000);
 }
 
 void KillLine::serve(std::vector<WorkerProcess>& workers, std::chrono::milliseconds wait) const {
@@ -98,6 +109,7 @@ void KillLine::serve(std::vector<WorkerProcess>& workers, std::chrono::milliseco
   for (WorkerProcess& worker : workers)
     if (worker.resume_at && *worker.resume_at <= now) {
       ::kill(worker.pid, SIGCONT);
+      continued_[slot_of(worker.process)].fetch_add(1);  // after the SIGCONT: read once it runs
       worker.resume_at.reset();
     }
   pollfd ready{.fd = read_end_, .events = POLLIN, .revents = 0};

@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -48,7 +49,8 @@ struct WorkerProcess {
   int status = 0;           // waitpid's, once reaped
 };
 
-// The pipe through which workers ask for their SIGKILL, or their pause. Made before the fork: a
+// The pipe through which workers ask for their SIGKILL, or their pause, and the shared page
+// through which the parent tells a paused worker it was continued. Made before the fork: a
 // worker uses ask_to_be_killed() or ask_to_be_paused(), the parent serve().
 class KillLine {
  public:
@@ -71,6 +73,12 @@ class KillLine {
   std::chrono::milliseconds pause_;
   int read_end_ = -1;
   int write_end_ = -1;
+  // Shared with the workers (an anonymous shared mapping): for each process's slot, how many
+  // times the parent continued it. Not a SIGCONT handler's flag: under ThreadSanitizer a handler
+  // sometimes never runs (about 1 stop in 500 in a test program), which left a worker stopped at
+  // its gate for good and its round read as a hang (a tsan CI run, seed 2 of
+  // PausedOwnersKeepTheirAttemptOnADirectoryStore).
+  std::atomic<std::uint32_t>* continued_ = nullptr;
 };
 
 }  // namespace safetune::stress
