@@ -75,9 +75,9 @@ class KillLine {
   int write_end_ = -1;
   // Shared with the workers (an anonymous shared mapping): for each process's slot, how many
   // times the parent continued it. Not a SIGCONT handler's flag: under ThreadSanitizer a handler
-  // sometimes never runs (about 1 stop in 500 in a test program), which left a worker stopped at
-  // its gate for good and its round read as a hang (a tsan CI run, seed 2 of
-  // PausedOwnersKeepTheirAttemptOnADirectoryStore).
+  // sometimes never runs (about 1 stop in 500 in a test program), and a continued worker then
+  // waited for good with its pause gate closed, its round read as a hang (a tsan CI run, seed 2
+  // of PausedOwnersKeepTheirAttemptOnADirectoryStore).
   std::atomic<std::uint32_t>* continued_ = nullptr;
 };
 
