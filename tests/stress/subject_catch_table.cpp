@@ -229,18 +229,18 @@ TEST(SubjectCatchTable, EveryBrokenSubjectIsCaughtAndTheReferencePasses) {
     ++row.runs;
     const bool declared_rule = std::any_of(outcomes[i].rules.begin(), outcomes[i].rules.end(),
                                            [&](const std::string& rule) { return jobs[i].declared.contains(rule); });
-    if (outcomes[i].exit_code == 1 && declared_rule) {
+    if (outcomes[i].exit_code == kViolation && declared_rule) {
       ++row.caught;
       row.detection_s.push_back(outcomes[i].wall_s);
-    } else if (outcomes[i].exit_code == 1) {
+    } else if (outcomes[i].exit_code == kViolation) {
       ++row.wrong_rule;
     }
     for (const std::string& rule : outcomes[i].rules) ++row.rules[rule];
     const std::string lost = outcomes[i].incomplete.empty() ? "" : " (incomplete: " + outcomes[i].incomplete + ")";
     if (!jobs[i].broken) {
-      EXPECT_EQ(outcomes[i].exit_code, 0) << "safetune stress --json " << jobs[i].arguments << lost;
+      EXPECT_EQ(outcomes[i].exit_code, kPass) << "safetune stress --json " << jobs[i].arguments << lost;
     } else {
-      EXPECT_TRUE(outcomes[i].exit_code == 0 || outcomes[i].exit_code == 1)
+      EXPECT_TRUE(outcomes[i].exit_code == kPass || outcomes[i].exit_code == kViolation)
           << "exit " << outcomes[i].exit_code << ": safetune stress --json " << jobs[i].arguments << lost;
     }
     if (!outcomes[i].first_incomplete.empty())
