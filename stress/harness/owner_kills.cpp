@@ -1,7 +1,6 @@
 #include "stress/harness/owner_kills.h"
 
 #include <poll.h>
-#include <sys/mman.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,7 +8,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <new>
 #include <string_view>
 #include <system_error>
 
@@ -56,23 +54,13 @@ int pause_request(int process) { return -1 - process; }
 // One slot per process that may run at once: the processes of a run are numbered consecutively,
 // and at most kMaxProcesses of them run together, so no two running ones share a slot.
 constexpr std::size_t kSlots = kMaxProcesses;
-constexpr std::size_t kSharedBytes = kSlots * sizeof(std::atomic<std::uint32_t>);
-static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared between processes");
 std::size_t slot_of(int process) { return static_cast<std::size_t>(process) % kSlots; }
 
 }  // namespace
 
-KillLine::KillLine(std::chrono::milliseconds pause) : pause_(pause) {
-  void* shared = ::mmap(nullptr, kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shared == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "the kill line's shared page");
-  continued_ = static_cast<std::atomic<std::uint32_t>*>(shared);
-  for (std::size_t slot = 0; slot < kSlots; ++slot) new (&continued_[slot]) std::atomic<std::uint32_t>(0);
+KillLine::KillLine(std::chrono::milliseconds pause) : pause_(pause), continued_(kSlots, "the kill line's shared page") {
   int ends[2];
-  if (::pipe(ends) != 0) {
-    const int error = errno;
-    ::munmap(shared, kSharedBytes);
-    throw std::system_error(error, std::generic_category(), "the kill line's pipe");
-  }
+  if (::pipe(ends) != 0) throw std::system_error(errno, std::generic_category(), "the kill line's pipe");
   read_end_ = ends[0];
   write_end_ = ends[1];
 }
@@ -80,7 +68,6 @@ KillLine::KillLine(std::chrono::milliseconds pause) : pause_(pause) {
 KillLine::~KillLine() {
   if (read_end_ >= 0) ::close(read_end_);
   ::close(write_end_);
-  ::munmap(continued_, kSharedBytes);
 }
 
 void KillLine::close_parent_end() {
@@ -97,8 +84,8 @@ void KillLine::ask_to_be_killed(int process) const {
 // The asking thread waits until the parent counts its continuation; the process's other threads
 // run on until the SIGSTOP comes, as a process that a scheduler, a debugger or a GC stops would.
 void KillLine::ask_to_be_paused(int process) const {
-  std::atomic<std::uint32_t>& continued = continued_[slot_of(process)];
-  const std::uint32_t before = continued.load();
+  const SharedCounters::Counter& continued = continued_[slot_of(process)];
+  const std::int64_t before = continued.load();
   const int request = pause_request(process);
   (void)posix::write_all(write_end_, std::string_view(reinterpret_cast<const char*>(&request), sizeof request));
   while (continued.load() == before) ::usleep(1000);

@@ -16,13 +16,13 @@
 
 #include <sys/types.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "stress/cli/options.h"
+#include "stress/harness/shared_counters.h"
 
 namespace safetune::stress {
 
@@ -78,7 +78,7 @@ class KillLine {
   // sometimes never runs (about 1 stop in 500 in a test program), and a continued worker then
   // waited for good with its pause gate closed, its round read as a hang (a tsan CI run, seed 2
   // of PausedOwnersKeepTheirAttemptOnADirectoryStore).
-  std::atomic<std::uint32_t>* continued_ = nullptr;
+  SharedCounters continued_;
 };
 
 }  // namespace safetune::stress

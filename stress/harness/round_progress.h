@@ -9,19 +9,19 @@
 #include <atomic>
 #include <cstdint>
 
+#include "stress/harness/shared_counters.h"
+
 namespace safetune::stress {
 
 class RoundProgress {
  public:
-  RoundProgress();  // std::bad_alloc when it cannot be mapped
-  ~RoundProgress();
-  RoundProgress(const RoundProgress&) = delete;
-  RoundProgress& operator=(const RoundProgress&) = delete;
+  // std::system_error when it cannot be mapped.
+  RoundProgress() : shared_(1, "the round's progress counter") {}
 
-  std::atomic<std::int64_t>& events() const { return *events_; }
+  std::atomic<std::int64_t>& events() const { return shared_[0]; }
 
  private:
-  std::atomic<std::int64_t>* events_;
+  SharedCounters shared_;
 };
 
 // One process's share: what it recorded since it last said, added to the round's.

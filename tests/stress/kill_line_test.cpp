@@ -20,9 +20,9 @@ constexpr auto kLimit = std::chrono::seconds(10);  // a worker left stopped for 
 
 // Forks a worker, numbered `process`, that asks to be paused with SIGCONT blocked in its threads
 // (so no handler of its could run: under ThreadSanitizer one sometimes never does), then exits 0.
-// The parent serves the line until the worker ends, or kills it at kLimit. Returns its waitpid
-// status, or -1 when it had to be killed.
-int pause_a_worker_that_sees_no_sigcont(int process) {
+// The parent serves the line until the worker ends, or kills it at kLimit. The worker must have
+// been stopped, and must go on and exit 0 once continued.
+void expect_paused_then_going_on(int process) {
   KillLine line(kPause);
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -41,27 +41,19 @@ int pause_a_worker_that_sees_no_sigcont(int process) {
     if (Clock::now() - start > kLimit) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);
-      return -1;
+      FAIL() << "worker " << process << " was continued but never went on: it waits for a SIGCONT handler";
     }
     line.serve(workers, std::chrono::milliseconds(5));
   }
   EXPECT_TRUE(workers[0].pause_asked) << "the worker was never stopped";
-  return status;
-}
-
-TEST(KillLine, APausedWorkerGoesOnOnceContinuedWithNoSignalHandlerOfItsOwn) {
-  const int status = pause_a_worker_that_sees_no_sigcont(3);
-  ASSERT_NE(status, -1) << "the worker was continued but never went on: it waits for a SIGCONT handler";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
+
+TEST(KillLine, APausedWorkerGoesOnOnceContinuedWithNoSignalHandlerOfItsOwn) { expect_paused_then_going_on(3); }
 
 // Process numbers past the slots' count share a slot with a lower one (never one running at the
 // same time): the pause still ends.
-TEST(KillLine, AProcessNumberPastTheSlotsIsPausedAndContinuedToo) {
-  const int status = pause_a_worker_that_sees_no_sigcont(1000);
-  ASSERT_NE(status, -1) << "the worker was continued but never went on";
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-}
+TEST(KillLine, AProcessNumberPastTheSlotsIsPausedAndContinuedToo) { expect_paused_then_going_on(1000); }
 
 }  // namespace
 }  // namespace safetune::stress
